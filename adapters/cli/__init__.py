@@ -1,0 +1,1 @@
+"""The `chat-recall` command line."""

@@ -1,0 +1,36 @@
+"""The message value the projection policies read."""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+
+class Role(enum.Enum):
+    """Who wrote a message. The reference host stores only these two."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+
+    @classmethod
+    def parse(cls, value: str) -> Role:
+        """Map a stored role string to a role; raises ValueError for any other value."""
+        return cls(value)
+
+
+@attrs.frozen
+class MessageText:
+    """What a projection needs of a stored message: who wrote it and what it says."""
+
+    role: Role
+    content: str
+    is_compaction_summary: bool = False
+
+    @classmethod
+    def user(cls, content: str) -> MessageText:
+        return cls(Role.USER, content)
+
+    @classmethod
+    def assistant(cls, content: str, *, is_compaction_summary: bool = False) -> MessageText:
+        return cls(Role.ASSISTANT, content, is_compaction_summary)

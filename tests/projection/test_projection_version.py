@@ -1,0 +1,65 @@
+"""Any change of projection output fails here until PROJECTION_VERSION is bumped.
+
+When this fails on purpose: bump PROJECTION_VERSION (the derived index then rebuilds in
+the background) and pin the new digest printed by the assertion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from domain.messages import MessageText
+from domain.projection import (
+    DEFAULT_RULES,
+    PROJECTION_VERSION,
+    project_for_read,
+    project_for_search,
+)
+
+PINNED_DIGESTS = {
+    1: "809404fa49b3b41b41942753ce971ff225b4f1b27d3f91bcb872a8e2773b453b",
+}
+
+
+def fixture_messages() -> list[MessageText]:
+    messages = [
+        MessageText.user('Literal <dyad-write path="x">kept</dyad-write> and  spaces\n\nhere'),
+        MessageText.assistant("Plain prose with ünïcödé, 日本語 and a path src/app/page.tsx."),
+        MessageText.assistant(
+            '<dyad-compaction title="Earlier" state="finished">We chose Postgres.</dyad-compaction>'
+            " Continuing.",
+            is_compaction_summary=True,
+        ),
+        MessageText.assistant('Cut <dyad-write path="src/a.ts'),
+        MessageText.assistant("<think>hidden</think><thinking>also hidden</thinking>"),
+        MessageText.assistant("x" * 40_000 + " end"),
+    ]
+    attributes = (
+        'path="src/p.ts" description="d &amp; e" title="T" summary="S" notes="N" '
+        'query="q" from="a" to="b" packages="zod" type="error" message="M" level="high" '
+        'server="srv" tool="tl" table="users" provider="neon" count="2" steps="5" limit="10" '
+        'app-name="App" template="react" files="a.ts" directory="src" operation="diff"'
+    )
+    for name in sorted(DEFAULT_RULES):
+        body = '<qa question="Q?" type="text">A</qa>' if "questionnaire" in name else "body\nline"
+        if name in {"dyad-web-fetch", "dyad-web-crawl"}:
+            body = "https://example.com/page"
+        messages.append(MessageText.assistant(f"Before <{name} {attributes}>{body}</{name}> after"))
+    return messages
+
+
+def projection_digest() -> str:
+    rows = []
+    for message in fixture_messages():
+        for projection in (project_for_search(message), project_for_read(message)):
+            rows.append([projection.text, projection.truncated])
+    encoded = json.dumps(rows, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def test_projection_output_is_pinned_to_its_version() -> None:
+    digest = projection_digest()
+    assert PINNED_DIGESTS.get(PROJECTION_VERSION) == digest, (
+        f"projection output changed: bump PROJECTION_VERSION and pin {digest!r}"
+    )
