@@ -1,0 +1,103 @@
+"""The one wiring module: builds a punq container per deployment and resolves the
+`ChatRecall` facade. Nothing is built at import time.
+
+    recall = bootstrap.sqlite("app.db")          # the embedded default
+    recall = bootstrap.in_memory()               # for hosts' own tests
+
+`overrides` replaces any registered service (by its port or class) with an instance.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import punq
+
+from adapters.memory.database import InMemoryDatabase, InMemoryHostStore
+from adapters.memory.dirty_queue import InMemoryDirtyQueue
+from adapters.memory.index_store import InMemoryIndexStore
+from adapters.memory.message_repo import InMemoryMessageRepo
+from adapters.sqlite import setup
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.dirty_queue import SqliteDirtyQueue
+from adapters.sqlite.host_writer import SqliteHostWriter
+from adapters.sqlite.index_store import SqliteFts5IndexStore
+from adapters.sqlite.message_repo import SqliteMessageRepo
+from adapters.sqlite.schema import HostSchema
+from adapters.system_clock import SystemClock
+from application.indexer import Indexer, IndexerSettings
+from application.progress import IndexProgress
+from application.service import ChatRecall
+from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
+from domain.projection import DEFAULT_POLICY, MarkupPolicy
+
+Overrides = Mapping[Any, object]
+
+
+def _container(policy: MarkupPolicy, settings: IndexerSettings) -> punq.Container:
+    container = punq.Container()
+    container.register(MarkupPolicy, instance=policy)
+    container.register(IndexerSettings, instance=settings)
+    container.register(Clock, SystemClock, scope=punq.Scope.singleton)
+    container.register(IndexProgress, scope=punq.Scope.singleton)
+    return container
+
+
+def _finish(container: punq.Container, overrides: Overrides) -> ChatRecall:
+    for service, instance in overrides.items():
+        container.register(service, instance=instance)
+    container.register(Indexer, scope=punq.Scope.singleton)
+    container.register(ChatRecall, scope=punq.Scope.singleton)
+    recall: ChatRecall = container.resolve(ChatRecall)
+    return recall
+
+
+def sqlite(
+    target: str | Path | sqlite3.Connection,
+    *,
+    schema: HostSchema | None = None,
+    policy: MarkupPolicy = DEFAULT_POLICY,
+    settings: IndexerSettings | None = None,
+    create_host_schema: bool = False,
+    overrides: Overrides | None = None,
+) -> ChatRecall:
+    """chat-recall inside a host's SQLite database (a path or an open connection).
+
+    At start: FTS5 and the schema mapping are checked, the derived index is installed or
+    upgraded (idempotently), and WAL mode is switched on. With `create_host_schema`, the
+    reference host tables are created first (standalone use).
+    """
+    database = SqliteDatabase.open(target, schema or HostSchema.reference())
+    if create_host_schema:
+        setup.create_reference_schema(database)
+    setup.start(database)
+    container = _container(policy, settings or IndexerSettings())
+    container.register(SqliteDatabase, instance=database)
+    container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
+    container.register(IndexStore, SqliteFts5IndexStore, scope=punq.Scope.singleton)
+    container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
+    container.register(HostWriter, SqliteHostWriter, scope=punq.Scope.singleton)
+    recall = _finish(container, overrides or {})
+    recall.on_close(database.close)
+    return recall
+
+
+def in_memory(
+    *,
+    database: InMemoryDatabase | None = None,
+    policy: MarkupPolicy = DEFAULT_POLICY,
+    settings: IndexerSettings | None = None,
+    overrides: Overrides | None = None,
+) -> ChatRecall:
+    """chat-recall over in-memory adapters that rank exactly as SQLite FTS5; the host
+    writes through `recall.host` (an `InMemoryHostStore`)."""
+    container = _container(policy, settings or IndexerSettings())
+    container.register(InMemoryDatabase, instance=database or InMemoryDatabase())
+    container.register(MessageRepo, InMemoryMessageRepo, scope=punq.Scope.singleton)
+    container.register(IndexStore, InMemoryIndexStore, scope=punq.Scope.singleton)
+    container.register(DirtyQueue, InMemoryDirtyQueue, scope=punq.Scope.singleton)
+    container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
+    return _finish(container, overrides or {})

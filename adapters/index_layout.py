@@ -1,0 +1,18 @@
+"""The physical document layout both index adapters share, so they rank identically.
+
+Each app has its own table of (title, body, chat_ref) with rowid = message id. The
+`chat_ref` column holds one token naming the message's chat; a search excludes the
+current chat with `NOT chat_ref : <token>` inside the match, and the column adds one
+token to every document's length, in both adapters alike.
+"""
+
+from __future__ import annotations
+
+from domain.model import ChatId
+
+COLUMNS = ("title", "body", "chat_ref")
+
+
+def chat_ref(chat_id: ChatId) -> str:
+    """The single token that names a chat in the `chat_ref` column."""
+    return f"c{chat_id}" if chat_id >= 0 else f"n{-chat_id}"

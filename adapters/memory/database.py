@@ -1,0 +1,198 @@
+"""`InMemoryDatabase`: the state an in-memory deployment shares, like one SQLite file.
+
+It holds the host's chats and messages, the dirty markers, the visible documents and
+the per-app inverted indexes. `InMemoryHostStore` writes host rows and applies exactly
+what the SQLite triggers do, so hosts can run their own test suites on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import attrs
+
+from adapters.memory.fts import FtsTable
+from domain.errors import InvalidArguments
+from domain.messages import Role
+from domain.model import AppId, ChatId, MessageId
+
+
+@attrs.define
+class ChatRow:
+    id: ChatId
+    app_id: AppId
+    title: str | None
+    created_at: int
+
+
+@attrs.define
+class MessageRow:
+    id: MessageId
+    chat_id: ChatId
+    role: str
+    content: str
+    created_at: int
+    is_compaction_summary: bool = False
+    ai_messages_json: str | None = None
+
+
+@attrs.frozen
+class DocMeta:
+    app_id: AppId
+    chat_id: ChatId
+    role: Role
+    created_at: int
+    is_compaction_summary: bool
+    projection_truncated: bool
+
+
+@attrs.define
+class DirtyEntry:
+    seq: int
+    app_id: AppId | None
+    chat_id: ChatId | None
+
+
+@attrs.define
+class InMemoryDatabase:
+    lock: threading.RLock = attrs.field(factory=threading.RLock)
+    chats: dict[ChatId, ChatRow] = attrs.field(factory=dict)
+    messages: dict[MessageId, MessageRow] = attrs.field(factory=dict)
+    dirty_messages: dict[MessageId, DirtyEntry] = attrs.field(factory=dict)
+    dirty_chats: dict[ChatId, DirtyEntry] = attrs.field(factory=dict)
+    docs: dict[MessageId, DocMeta] = attrs.field(factory=dict)
+    purge: dict[MessageId, AppId] = attrs.field(factory=dict)
+    fts: dict[AppId, FtsTable] = attrs.field(factory=dict)
+    meta: dict[str, str] = attrs.field(factory=dict)
+    _seq: int = 0
+    _last_chat_id: int = 0
+    _last_message_id: int = 0
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def next_chat_id(self) -> ChatId:
+        self._last_chat_id += 1
+        return self._last_chat_id
+
+    def next_message_id(self) -> MessageId:
+        self._last_message_id += 1
+        return self._last_message_id
+
+    def saw_ids(self, chat_id: ChatId | None = None, message_id: MessageId | None = None) -> None:
+        if chat_id is not None:
+            self._last_chat_id = max(self._last_chat_id, chat_id)
+        if message_id is not None:
+            self._last_message_id = max(self._last_message_id, message_id)
+
+    # -- what the SQLite triggers do ---------------------------------------------------
+
+    def mark_message(self, message: MessageRow) -> None:
+        chat = self.chats.get(message.chat_id)
+        self.dirty_messages.pop(message.id, None)
+        self.dirty_messages[message.id] = DirtyEntry(
+            self.next_seq(), chat.app_id if chat else None, message.chat_id
+        )
+
+    def mark_chat(self, chat: ChatRow) -> None:
+        self.dirty_chats.pop(chat.id, None)
+        self.dirty_chats[chat.id] = DirtyEntry(self.next_seq(), chat.app_id, None)
+
+    def hide(self, predicate: Callable[[MessageId, DocMeta], bool]) -> None:
+        """Make documents invisible at once; their index rows await the purge."""
+        for message_id, meta in list(self.docs.items()):
+            if predicate(message_id, meta):
+                self.purge[message_id] = meta.app_id
+                del self.docs[message_id]
+
+
+@attrs.define
+class InMemoryHostStore:
+    """Host-side writes on an `InMemoryDatabase`, with trigger semantics: inserts and
+    relevant updates mark dirty, deletes hide documents at once, chat deletes cascade."""
+
+    database: InMemoryDatabase
+
+    def create_chat(
+        self, app_id: AppId, title: str | None, created_at: int, *, chat_id: ChatId | None = None
+    ) -> ChatId:
+        db = self.database
+        with db.lock:
+            if chat_id is not None and chat_id in db.chats:
+                raise InvalidArguments(f"chat {chat_id} already exists")
+            new_id = db.next_chat_id() if chat_id is None else chat_id
+            db.saw_ids(chat_id=new_id)
+            chat = ChatRow(new_id, app_id, title, created_at)
+            db.chats[new_id] = chat
+            db.mark_chat(chat)
+            return new_id
+
+    def add_message(
+        self,
+        chat_id: ChatId,
+        role: Role,
+        content: str,
+        created_at: int,
+        *,
+        is_compaction_summary: bool = False,
+        message_id: MessageId | None = None,
+        ai_messages_json: str | None = None,
+    ) -> MessageId:
+        db = self.database
+        with db.lock:
+            if chat_id not in db.chats:
+                raise InvalidArguments(f"chat {chat_id} does not exist")
+            if message_id is not None and message_id in db.messages:
+                raise InvalidArguments(f"message {message_id} already exists")
+            new_id = db.next_message_id() if message_id is None else message_id
+            db.saw_ids(message_id=new_id)
+            message = MessageRow(
+                new_id,
+                chat_id,
+                role.value,
+                content,
+                created_at,
+                is_compaction_summary,
+                ai_messages_json,
+            )
+            db.messages[new_id] = message
+            db.mark_message(message)
+            return new_id
+
+    def update_message(self, message_id: MessageId, content: str) -> None:
+        db = self.database
+        with db.lock:
+            message = db.messages.get(message_id)
+            if message is None or message.content == content:
+                return
+            message.content = content
+            db.mark_message(message)
+
+    def delete_message(self, message_id: MessageId) -> None:
+        db = self.database
+        with db.lock:
+            if db.messages.pop(message_id, None) is None:
+                return
+            db.hide(lambda mid, _: mid == message_id)
+            db.dirty_messages.pop(message_id, None)
+
+    def rename_chat(self, chat_id: ChatId, title: str | None) -> None:
+        db = self.database
+        with db.lock:
+            chat = db.chats.get(chat_id)
+            if chat is None or chat.title == title:
+                return
+            chat.title = title
+            db.mark_chat(chat)
+
+    def delete_chat(self, chat_id: ChatId) -> None:
+        db = self.database
+        with db.lock:
+            if db.chats.pop(chat_id, None) is None:
+                return
+            db.hide(lambda _, meta: meta.chat_id == chat_id)
+            db.dirty_chats.pop(chat_id, None)
+            for message_id in [m.id for m in db.messages.values() if m.chat_id == chat_id]:
+                self.delete_message(message_id)  # ON DELETE CASCADE

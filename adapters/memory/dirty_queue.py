@@ -1,0 +1,65 @@
+"""`InMemoryDirtyQueue`: the markers an `InMemoryHostStore` sets."""
+
+from __future__ import annotations
+
+import attrs
+
+from adapters.memory.database import InMemoryDatabase
+from domain.model import AppId, Backlog, ChatId, DirtyMarker
+
+
+@attrs.define
+class InMemoryDirtyQueue:
+    database: InMemoryDatabase
+
+    def pending_messages(self, limit: int) -> list[DirtyMarker]:
+        with self.database.lock:
+            entries = sorted(
+                (entry.seq, message_id)
+                for message_id, entry in self.database.dirty_messages.items()
+            )
+        return [DirtyMarker(message_id, seq) for seq, message_id in entries[:limit]]
+
+    def pending_chats(self, limit: int) -> list[DirtyMarker]:
+        with self.database.lock:
+            entries = sorted(
+                (entry.seq, chat_id) for chat_id, entry in self.database.dirty_chats.items()
+            )
+        return [DirtyMarker(chat_id, seq) for seq, chat_id in entries[:limit]]
+
+    def expand_chat(self, marker: DirtyMarker) -> int:
+        db = self.database
+        with db.lock:
+            marked = 0
+            if marker.id in db.chats:
+                for message in sorted(db.messages.values(), key=lambda m: m.id):
+                    if message.chat_id == marker.id:
+                        db.mark_message(message)
+                        marked += 1
+            entry = db.dirty_chats.get(marker.id)
+            if entry is not None and entry.seq == marker.seq:
+                del db.dirty_chats[marker.id]
+            return marked
+
+    def mark_all_messages(self) -> int:
+        db = self.database
+        with db.lock:
+            for message in sorted(db.messages.values(), key=lambda m: m.id):
+                db.mark_message(message)
+            return len(db.messages)
+
+    def backlog(self) -> Backlog:
+        db = self.database
+        with db.lock:
+            return Backlog(len(db.dirty_messages), len(db.dirty_chats), len(db.purge))
+
+    def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
+        db = self.database
+        with db.lock:
+            return sum(
+                1
+                for pending in (db.dirty_messages, db.dirty_chats)
+                for key, entry in pending.items()
+                if entry.app_id == app_id
+                and (entry.chat_id if pending is db.dirty_messages else key) != exclude_chat_id
+            )

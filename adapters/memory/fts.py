@@ -1,0 +1,125 @@
+"""An inverted index that reproduces one SQLite FTS5 table exactly.
+
+Tokenisation is `domain.text.tokenize` (FTS5 `unicode61 remove_diacritics 2`, checked
+against SQLite by the tests). Columns are (title, body, chat_ref) as in the SQLite
+layout; bm25 follows FTS5's `fts5Bm25Function`: k1 = 1.2, b = 0.75, per-column
+weights, document length summed over all indexed columns, avgdl over the table,
+IDF = log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, score negated (lower is better).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import attrs
+
+from domain.query import Bm25Weights, Phrase
+from domain.text import tokenize
+
+K1 = 1.2
+B = 0.75
+IDF_FLOOR = 1e-6
+
+
+@attrs.frozen
+class FtsRow:
+    title: tuple[str, ...]
+    body: tuple[str, ...]
+    chat_ref: tuple[str, ...]
+    title_text: str
+    body_text: str
+
+    @property
+    def size(self) -> int:
+        return len(self.title) + len(self.body) + len(self.chat_ref)
+
+
+def count_phrase(tokens: tuple[str, ...], phrase: Phrase) -> int:
+    """Occurrences of `phrase` in a column, overlapping ones included (FTS5 instances)."""
+    width = len(phrase)
+    if width == 1:
+        return tokens.count(phrase[0])
+    first = phrase[0]
+    return sum(
+        1
+        for start, token in enumerate(tokens)
+        if token == first and tokens[start : start + width] == phrase
+    )
+
+
+@attrs.define
+class FtsTable:
+    rows: dict[int, FtsRow] = attrs.field(factory=dict)
+    total_tokens: int = 0
+    postings: dict[str, set[int]] = attrs.field(factory=dict)
+
+    def insert(self, rowid: int, title: str, body: str, chat_ref: str) -> None:
+        if rowid in self.rows:
+            self.delete(rowid)
+        row = FtsRow(
+            tuple(tokenize(title)), tuple(tokenize(body)), tuple(tokenize(chat_ref)), title, body
+        )
+        self.rows[rowid] = row
+        self.total_tokens += row.size
+        for token in {*row.title, *row.body, *row.chat_ref}:
+            self.postings.setdefault(token, set()).add(rowid)
+
+    def delete(self, rowid: int) -> None:
+        row = self.rows.pop(rowid, None)
+        if row is None:
+            return
+        self.total_tokens -= row.size
+        for token in {*row.title, *row.body, *row.chat_ref}:
+            holders = self.postings[token]
+            holders.discard(rowid)
+            if not holders:
+                del self.postings[token]
+
+    def _phrase_rows(self, phrase: Phrase) -> Iterable[int]:
+        """Rows holding `phrase` in title or body."""
+        holders = [self.postings.get(token, set()) for token in set(phrase)]
+        candidates = set.intersection(*holders) if holders else set()
+        for rowid in candidates:
+            row = self.rows[rowid]
+            if count_phrase(row.title, phrase) or count_phrase(row.body, phrase):
+                yield rowid
+
+    def ranked(
+        self,
+        phrases: tuple[Phrase, ...],
+        weights: Bm25Weights,
+        exclude_chat_ref: str | None,
+        limit: int,
+    ) -> list[tuple[float, int]]:
+        """The best `limit` (bm25, rowid) pairs, ascending, for an OR of phrases in title
+        or body, rows whose chat_ref is excluded left out."""
+        n_row = len(self.rows)
+        if not n_row or not phrases:
+            return []
+        avgdl = self.total_tokens / n_row
+        hits = [set(self._phrase_rows(phrase)) for phrase in phrases]
+        idf = []
+        for rows in hits:
+            value = math.log((n_row - len(rows) + 0.5) / (len(rows) + 0.5))
+            idf.append(value if value > 0.0 else IDF_FLOOR)
+        excluded_token = tuple(tokenize(exclude_chat_ref)) if exclude_chat_ref else None
+        scored = []
+        for rowid in set().union(*hits):
+            row = self.rows[rowid]
+            if excluded_token is not None and count_phrase(row.chat_ref, excluded_token):
+                continue
+            length = float(row.size)
+            score = 0.0
+            for index, phrase in enumerate(phrases):
+                frequency = 0.0
+                for _ in range(count_phrase(row.title, phrase)):
+                    frequency += weights.title
+                for _ in range(count_phrase(row.body, phrase)):
+                    frequency += weights.body
+                score += idf[index] * (
+                    (frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + B * length / avgdl))
+                )
+            scored.append((-1.0 * score, rowid))
+        scored.sort()
+        return scored[:limit]

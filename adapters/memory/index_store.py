@@ -1,0 +1,141 @@
+"""`InMemoryIndexStore`: per-app inverted indexes that rank exactly as SQLite FTS5."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from adapters.index_layout import chat_ref
+from adapters.memory.database import DocMeta, InMemoryDatabase
+from adapters.memory.fts import FtsTable
+from domain.model import (
+    AppId,
+    Candidate,
+    DocumentText,
+    IndexBatch,
+    IndexStats,
+    MessageId,
+)
+from domain.query import ScopedQuery
+
+
+@attrs.define
+class InMemoryIndexStore:
+    database: InMemoryDatabase
+
+    def _remove(self, message_id: MessageId) -> None:
+        db = self.database
+        apps = {db.purge.get(message_id), getattr(db.docs.get(message_id), "app_id", None)}
+        for app_id in apps - {None}:
+            table = db.fts.get(app_id)  # type: ignore[arg-type]
+            if table is not None:
+                table.delete(message_id)
+        db.docs.pop(message_id, None)
+        db.purge.pop(message_id, None)
+
+    def apply(self, batch: IndexBatch) -> None:
+        db = self.database
+        with db.lock:
+            for message_id in batch.deletes:
+                self._remove(message_id)
+            for document in batch.upserts:
+                self._remove(document.message_id)
+                table = db.fts.setdefault(document.app_id, FtsTable())
+                table.insert(
+                    document.message_id, document.title, document.body, chat_ref(document.chat_id)
+                )
+                db.docs[document.message_id] = DocMeta(
+                    document.app_id,
+                    document.chat_id,
+                    document.role,
+                    document.created_at,
+                    document.is_compaction_summary,
+                    document.projection_truncated,
+                )
+            for marker in batch.cleared:
+                entry = db.dirty_messages.get(marker.id)
+                if entry is not None and entry.seq == marker.seq:
+                    del db.dirty_messages[marker.id]
+
+    def purge_deleted(self, limit: int) -> int:
+        with self.database.lock:
+            chosen = sorted(self.database.purge)[:limit]
+            for message_id in chosen:
+                self._remove(message_id)
+            return len(chosen)
+
+    def remove_orphans(self) -> int:
+        db = self.database
+        with db.lock:
+            orphans = [
+                message_id
+                for message_id in db.docs
+                if message_id not in db.messages or db.messages[message_id].chat_id not in db.chats
+            ]
+            for message_id in orphans:
+                self._remove(message_id)
+            stray = 0
+            for app_id, table in db.fts.items():
+                for rowid in list(table.rows):
+                    meta = db.docs.get(rowid)
+                    if (meta is None or meta.app_id != app_id) and db.purge.get(rowid) != app_id:
+                        table.delete(rowid)
+                        stray += 1
+            return len(orphans) + stray
+
+    def search(self, query: ScopedQuery) -> list[Candidate]:
+        db = self.database
+        with db.lock:
+            table = db.fts.get(query.app_id)
+            if table is None or query.match.is_empty:
+                return []
+            exclude = None if query.exclude_chat_id is None else chat_ref(query.exclude_chat_id)
+            ranked = table.ranked(query.match.phrases, query.weights, exclude, query.window)
+            candidates = []
+            for score, rowid in ranked:
+                meta = db.docs.get(rowid)
+                if meta is None or meta.app_id != query.app_id:
+                    continue
+                candidates.append(
+                    Candidate(
+                        message_id=rowid,
+                        chat_id=meta.chat_id,
+                        role=meta.role,
+                        created_at=meta.created_at,
+                        is_compaction_summary=meta.is_compaction_summary,
+                        projection_truncated=meta.projection_truncated,
+                        bm25=score,
+                    )
+                )
+            return candidates
+
+    def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
+        db = self.database
+        with db.lock:
+            found = []
+            for message_id in sorted(set(message_ids)):
+                meta = db.docs.get(message_id)
+                table = db.fts.get(app_id)
+                if meta is not None and meta.app_id == app_id and table is not None:
+                    row = table.rows[message_id]
+                    found.append(DocumentText(message_id, row.title_text, row.body_text))
+            return found
+
+    def document_ids(self, app_id: AppId) -> list[MessageId]:
+        with self.database.lock:
+            return sorted(mid for mid, meta in self.database.docs.items() if meta.app_id == app_id)
+
+    def stats(self, app_id: AppId) -> IndexStats:
+        with self.database.lock:
+            table = self.database.fts.get(app_id)
+            documents = sum(1 for meta in self.database.docs.values() if meta.app_id == app_id)
+            return IndexStats(documents=documents, rows=len(table.rows) if table else 0)
+
+    def projection_stamp(self) -> str | None:
+        with self.database.lock:
+            return self.database.meta.get("projection")
+
+    def set_projection_stamp(self, stamp: str) -> None:
+        with self.database.lock:
+            self.database.meta["projection"] = stamp

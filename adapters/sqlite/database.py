@@ -1,0 +1,146 @@
+"""Connections to the host's SQLite database: one writer per thread for the indexer and
+host-side maintenance, read-only connections for searches and reads.
+
+Search connections are opened read-only (`mode=ro` URI) with `PRAGMA query_only`, a
+busy timeout, and WAL mode on the database, so a search never writes and never fails
+because the indexer holds the write lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+
+from adapters.sqlite.schema import HostSchema
+from domain.errors import IndexUnavailable, StorageError
+
+BUSY_TIMEOUT_MS = 5_000
+
+
+def check_fts5(connection: sqlite3.Connection) -> None:
+    """Raise IndexUnavailable when this SQLite build has no FTS5. There is no fallback."""
+    try:
+        connection.execute("CREATE VIRTUAL TABLE temp.chat_recall_fts5_probe USING fts5(x)")
+        connection.execute("DROP TABLE temp.chat_recall_fts5_probe")
+    except sqlite3.OperationalError as error:
+        raise IndexUnavailable(
+            f"this SQLite build ({sqlite3.sqlite_version}) has no FTS5; chat-recall needs it"
+        ) from error
+
+
+def _configure(connection: sqlite3.Connection, *, read_only: bool) -> sqlite3.Connection:
+    connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    connection.execute("PRAGMA foreign_keys = ON")
+    if read_only:
+        connection.execute("PRAGMA query_only = ON")
+    return connection
+
+
+@attrs.define
+class SqliteDatabase:
+    """Where the host's database is and how to connect to it.
+
+    `path` is a file path, or None for a database that lives only in `shared` (an
+    in-memory database a host passed in): then every role uses that one connection,
+    serialised by a lock, and reads are not separated from writes.
+    """
+
+    path: Path | None
+    schema: HostSchema = attrs.field(factory=HostSchema.reference)
+    shared: sqlite3.Connection | None = None
+    _local: threading.local = attrs.field(factory=threading.local, init=False)
+    _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
+    _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
+
+    @classmethod
+    def open(cls, target: str | Path | sqlite3.Connection, schema: HostSchema) -> SqliteDatabase:
+        if isinstance(target, sqlite3.Connection):
+            file = target.execute("PRAGMA database_list").fetchone()[2]
+            if file:
+                return cls(Path(file), schema)
+            target.isolation_level = None
+            return cls(None, schema, shared=target)
+        return cls(Path(target), schema)
+
+    def _connect(self, *, read_only: bool) -> sqlite3.Connection:
+        assert self.path is not None
+        try:
+            if read_only:
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                connection = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False
+                )
+            else:
+                connection = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False
+                )
+        except sqlite3.Error as error:
+            raise IndexUnavailable(f"cannot open the database: {error}") from error
+        with self._lock:
+            self._opened.append(connection)
+        return _configure(connection, read_only=read_only)
+
+    def _thread_connection(self, role: str) -> sqlite3.Connection:
+        if self.shared is not None:
+            return self.shared
+        connection: sqlite3.Connection | None = getattr(self._local, role, None)
+        if connection is None:
+            connection = self._connect(read_only=role == "reader")
+            setattr(self._local, role, connection)
+        return connection
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """A read-only connection of this thread; driver errors become port errors."""
+        if self.shared is not None:
+            with self._lock, translate_errors():
+                yield self.shared
+            return
+        with translate_errors():
+            yield self._thread_connection("reader")
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
+        with self._lock if self.shared is not None else contextlib.nullcontext():
+            connection = self._thread_connection("writer")
+            with translate_errors():
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    yield connection
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
+                connection.execute("COMMIT")
+
+    def enable_wal(self) -> None:
+        """Switch the database file to WAL so readers never wait for the indexer."""
+        if self.shared is not None:
+            return
+        with translate_errors():
+            self._thread_connection("writer").execute("PRAGMA journal_mode = WAL")
+
+    def close(self) -> None:
+        with self._lock:
+            for connection in self._opened:
+                connection.close()
+            self._opened.clear()
+        self._local = threading.local()
+
+
+@contextlib.contextmanager
+def translate_errors() -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        message = str(error)
+        if "no such table" in message or "no such module" in message:
+            raise IndexUnavailable(f"the derived index is not usable: {message}") from error
+        raise StorageError(message) from error
+    except sqlite3.Error as error:
+        raise StorageError(str(error)) from error

@@ -1,0 +1,71 @@
+"""`SqliteDirtyQueue`: the marker tables the triggers fill."""
+
+from __future__ import annotations
+
+import attrs
+
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.migrations import DIRTY_CHATS, DIRTY_MESSAGES, PURGE, mark_all_messages_dirty
+from domain.model import AppId, Backlog, ChatId, DirtyMarker
+
+
+@attrs.define
+class SqliteDirtyQueue:
+    database: SqliteDatabase
+
+    def pending_messages(self, limit: int) -> list[DirtyMarker]:
+        with self.database.reading() as connection:
+            rows = connection.execute(
+                f"SELECT message_id, seq FROM {DIRTY_MESSAGES} ORDER BY seq LIMIT ?", (limit,)
+            ).fetchall()
+        return [DirtyMarker(row[0], row[1]) for row in rows]
+
+    def pending_chats(self, limit: int) -> list[DirtyMarker]:
+        with self.database.reading() as connection:
+            rows = connection.execute(
+                f"SELECT chat_id, seq FROM {DIRTY_CHATS} ORDER BY seq LIMIT ?", (limit,)
+            ).fetchall()
+        return [DirtyMarker(row[0], row[1]) for row in rows]
+
+    def expand_chat(self, marker: DirtyMarker) -> int:
+        s = self.database.schema
+        with self.database.writing() as connection:
+            cursor = connection.execute(
+                f"""
+                INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id)
+                SELECT m.{s.q("message_id")}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")}
+                FROM {s.q("messages")} AS m
+                JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+                WHERE m.{s.q("message_chat_id")} = ?
+                """,
+                (marker.id,),
+            )
+            connection.execute(
+                f"DELETE FROM {DIRTY_CHATS} WHERE chat_id = ? AND seq = ?",
+                (marker.id, marker.seq),
+            )
+            return max(cursor.rowcount, 0)
+
+    def mark_all_messages(self) -> int:
+        with self.database.writing() as connection:
+            return mark_all_messages_dirty(connection, self.database.schema, replace=True)
+
+    def backlog(self) -> Backlog:
+        with self.database.reading() as connection:
+            counts = [
+                connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for table in (DIRTY_MESSAGES, DIRTY_CHATS, PURGE)
+            ]
+        return Backlog(messages=counts[0], chats=counts[1], purges=counts[2])
+
+    def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
+        with self.database.reading() as connection:
+            messages = connection.execute(
+                f"SELECT count(*) FROM {DIRTY_MESSAGES} WHERE app_id = ? AND chat_id IS NOT ?",
+                (app_id, exclude_chat_id),
+            ).fetchone()[0]
+            chats = connection.execute(
+                f"SELECT count(*) FROM {DIRTY_CHATS} WHERE app_id = ? AND chat_id IS NOT ?",
+                (app_id, exclude_chat_id),
+            ).fetchone()[0]
+        return int(messages) + int(chats)

@@ -1,0 +1,245 @@
+"""`SqliteFts5IndexStore`: the derived documents in FTS5, one table per app.
+
+Layout (see ARCHITECTURE.md for the numbers that chose it):
+- `chat_recall_fts_<app>`: FTS5 (title, body, chat_ref), rowid = message id.
+- `chat_recall_docs`: one row per visible document (app, chat, role, time, flags). Host
+  deletes remove it in the same transaction (triggers), so a deleted message is never a
+  result; the FTS row is purged later by the indexer through `chat_recall_purge`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+import attrs
+
+from adapters.index_layout import chat_ref
+from adapters.sqlite.database import SqliteDatabase
+from adapters.sqlite.fts5_query import compile_match
+from adapters.sqlite.migrations import (
+    APPS,
+    DIRTY_MESSAGES,
+    DOCS,
+    META,
+    PURGE,
+    fts_table_ddl,
+    fts_table_name,
+)
+from adapters.sqlite.schema import quote
+from domain.messages import Role
+from domain.model import (
+    AppId,
+    Candidate,
+    DocumentText,
+    IndexBatch,
+    IndexDocument,
+    IndexStats,
+    MessageId,
+)
+from domain.query import ScopedQuery
+
+
+@attrs.define
+class SqliteFts5IndexStore:
+    database: SqliteDatabase
+    _known_tables: set[AppId] = attrs.field(factory=set, init=False)
+
+    # -- writing -----------------------------------------------------------------------
+
+    def apply(self, batch: IndexBatch) -> None:
+        with self.database.writing() as connection:
+            for message_id in batch.deletes:
+                self._remove(connection, message_id)
+            for document in batch.upserts:
+                self._remove(connection, document.message_id)
+                self._insert(connection, document)
+            connection.executemany(
+                f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
+                [(marker.id, marker.seq) for marker in batch.cleared],
+            )
+
+    def _remove(self, connection: sqlite3.Connection, message_id: MessageId) -> None:
+        """Drop a document wherever it is: visible (docs) or awaiting purge."""
+        apps = {
+            row[0]
+            for table in (DOCS, PURGE)
+            for row in connection.execute(
+                f"SELECT app_id FROM {table} WHERE message_id = ?", (message_id,)
+            )
+        }
+        for app_id in apps:
+            if self._table_exists(connection, app_id):
+                connection.execute(
+                    f"DELETE FROM {quote(fts_table_name(app_id))} WHERE rowid = ?", (message_id,)
+                )
+        connection.execute(f"DELETE FROM {DOCS} WHERE message_id = ?", (message_id,))
+        connection.execute(f"DELETE FROM {PURGE} WHERE message_id = ?", (message_id,))
+
+    def _insert(self, connection: sqlite3.Connection, document: IndexDocument) -> None:
+        table = self._ensure_table(connection, document.app_id)
+        connection.execute(
+            f"INSERT INTO {quote(table)}(rowid, title, body, chat_ref) VALUES (?, ?, ?, ?)",
+            (document.message_id, document.title, document.body, chat_ref(document.chat_id)),
+        )
+        connection.execute(
+            f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
+            "is_compaction_summary, projection_truncated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                document.message_id,
+                document.app_id,
+                document.chat_id,
+                document.role.value,
+                document.created_at,
+                int(document.is_compaction_summary),
+                int(document.projection_truncated),
+            ),
+        )
+
+    def _table_exists(self, connection: sqlite3.Connection, app_id: AppId) -> bool:
+        if app_id in self._known_tables:
+            return True
+        found = connection.execute(f"SELECT 1 FROM {APPS} WHERE app_id = ?", (app_id,)).fetchone()
+        if found:
+            self._known_tables.add(app_id)
+        return found is not None
+
+    def _ensure_table(self, connection: sqlite3.Connection, app_id: AppId) -> str:
+        table = fts_table_name(app_id)
+        if not self._table_exists(connection, app_id):
+            connection.execute(fts_table_ddl(table))
+            connection.execute(
+                f"INSERT OR IGNORE INTO {APPS}(app_id, fts_table) VALUES (?, ?)", (app_id, table)
+            )
+        return table
+
+    def purge_deleted(self, limit: int) -> int:
+        with self.database.writing() as connection:
+            rows = connection.execute(
+                f"SELECT message_id FROM {PURGE} ORDER BY message_id LIMIT ?", (limit,)
+            ).fetchall()
+            for (message_id,) in rows:
+                self._remove(connection, message_id)
+            return len(rows)
+
+    def remove_orphans(self) -> int:
+        s = self.database.schema
+        with self.database.writing() as connection:
+            orphans = connection.execute(
+                f"""
+                SELECT d.message_id FROM {DOCS} AS d
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM {s.q("messages")} AS m
+                    JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+                    WHERE m.{s.q("message_id")} = d.message_id
+                )
+                """
+            ).fetchall()
+            stray = 0
+            for app_id, table in connection.execute(f"SELECT app_id, fts_table FROM {APPS}"):
+                cursor = connection.execute(
+                    f"DELETE FROM {quote(table)} WHERE rowid NOT IN "
+                    f"(SELECT message_id FROM {DOCS} WHERE app_id = ? "
+                    f"UNION ALL SELECT message_id FROM {PURGE} WHERE app_id = ?)",
+                    (app_id, app_id),
+                )
+                stray += max(cursor.rowcount, 0)
+            for (message_id,) in orphans:
+                self._remove(connection, message_id)
+            return len(orphans) + stray
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _readable_table(self, connection: sqlite3.Connection, app_id: AppId) -> str | None:
+        return fts_table_name(app_id) if self._table_exists(connection, app_id) else None
+
+    def search(self, query: ScopedQuery) -> list[Candidate]:
+        if query.match.is_empty:
+            return []
+        with self.database.reading() as connection:
+            table = self._readable_table(connection, query.app_id)
+            if table is None:
+                return []
+            fts = quote(table)
+            rows = connection.execute(
+                f"""
+                SELECT r.message_id, r.score, d.chat_id, d.role, d.created_at,
+                       d.is_compaction_summary, d.projection_truncated
+                FROM (
+                    SELECT rowid AS message_id, bm25({fts}, ?, ?, 0.0) AS score
+                    FROM {fts} WHERE {fts} MATCH ?
+                    ORDER BY score, rowid LIMIT ?
+                ) AS r
+                JOIN {DOCS} AS d ON d.message_id = r.message_id AND d.app_id = ?
+                ORDER BY r.score, r.message_id
+                """,
+                (
+                    query.weights.title,
+                    query.weights.body,
+                    compile_match(query.match, query.exclude_chat_id),
+                    query.window,
+                    query.app_id,
+                ),
+            ).fetchall()
+        return [
+            Candidate(
+                message_id=row[0],
+                bm25=row[1],
+                chat_id=row[2],
+                role=Role(row[3]),
+                created_at=row[4],
+                is_compaction_summary=bool(row[5]),
+                projection_truncated=bool(row[6]),
+            )
+            for row in rows
+        ]
+
+    def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
+        if not message_ids:
+            return []
+        with self.database.reading() as connection:
+            table = self._readable_table(connection, app_id)
+            if table is None:
+                return []
+            marks = ", ".join("?" for _ in message_ids)
+            rows = connection.execute(
+                f"""
+                SELECT d.message_id, f.title, f.body
+                FROM {DOCS} AS d JOIN {quote(table)} AS f ON f.rowid = d.message_id
+                WHERE d.message_id IN ({marks}) AND d.app_id = ?
+                ORDER BY d.message_id
+                """,
+                (*message_ids, app_id),
+            ).fetchall()
+        return [DocumentText(row[0], row[1], row[2]) for row in rows]
+
+    def document_ids(self, app_id: AppId) -> list[MessageId]:
+        with self.database.reading() as connection:
+            rows = connection.execute(
+                f"SELECT message_id FROM {DOCS} WHERE app_id = ? ORDER BY message_id", (app_id,)
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def stats(self, app_id: AppId) -> IndexStats:
+        with self.database.reading() as connection:
+            table = self._readable_table(connection, app_id)
+            if table is None:
+                return IndexStats(documents=0, rows=0)
+            documents = connection.execute(
+                f"SELECT count(*) FROM {DOCS} WHERE app_id = ?", (app_id,)
+            ).fetchone()[0]
+            rows = connection.execute(f"SELECT count(*) FROM {quote(table)}").fetchone()[0]
+        return IndexStats(documents=documents, rows=rows)
+
+    def projection_stamp(self) -> str | None:
+        with self.database.reading() as connection:
+            row = connection.execute(
+                f"SELECT value FROM {META} WHERE key = 'projection'"
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_projection_stamp(self, stamp: str) -> None:
+        with self.database.writing() as connection:
+            connection.execute(
+                f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('projection', ?)", (stamp,)
+            )

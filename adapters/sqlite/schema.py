@@ -1,0 +1,102 @@
+"""The host schema: table and column names of the host's chats and messages.
+
+Out of the box chat-recall knows the reference host's schema and can create it for
+standalone use; a host with other names describes them in a `HostSchema`, which is
+checked against the database at start.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import attrs
+
+from domain.errors import SchemaMismatch
+
+
+def quote(identifier: str) -> str:
+    """A safely quoted SQL identifier."""
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+@attrs.frozen
+class HostSchema:
+    chats: str = "chats"
+    chat_id: str = "id"
+    chat_app_id: str = "app_id"
+    chat_title: str = "title"
+    chat_created_at: str = "created_at"
+    messages: str = "messages"
+    message_id: str = "id"
+    message_chat_id: str = "chat_id"
+    message_role: str = "role"
+    message_content: str = "content"
+    message_created_at: str = "created_at"
+    # None when the host has no compaction flag: every message counts as not a summary.
+    message_is_compaction_summary: str | None = "is_compaction_summary"
+
+    @classmethod
+    def reference(cls) -> HostSchema:
+        return cls()
+
+    def chat_columns(self) -> tuple[str, ...]:
+        return (self.chat_id, self.chat_app_id, self.chat_title, self.chat_created_at)
+
+    def message_columns(self) -> tuple[str, ...]:
+        columns: tuple[str, ...] = (
+            self.message_id,
+            self.message_chat_id,
+            self.message_role,
+            self.message_content,
+            self.message_created_at,
+        )
+        if self.message_is_compaction_summary is not None:
+            columns += (self.message_is_compaction_summary,)
+        return columns
+
+    def q(self, name: str) -> str:
+        """The quoted identifier of one of this schema's attributes."""
+        value = getattr(self, name)
+        assert isinstance(value, str)
+        return quote(value)
+
+    def compaction_expression(self, alias: str) -> str:
+        if self.message_is_compaction_summary is None:
+            return "0"
+        return f"COALESCE({alias}.{quote(self.message_is_compaction_summary)}, 0)"
+
+    def verify(self, connection: sqlite3.Connection) -> None:
+        """Raise SchemaMismatch naming the first missing table or column."""
+        for table, columns in (
+            (self.chats, self.chat_columns()),
+            (self.messages, self.message_columns()),
+        ):
+            present = {row[1] for row in connection.execute(f"PRAGMA table_info({quote(table)})")}
+            if not present:
+                raise SchemaMismatch(f"host table {table!r} does not exist")
+            for column in columns:
+                if column not in present:
+                    raise SchemaMismatch(f"host table {table!r} has no column {column!r}")
+
+
+REFERENCE_HOST_DDL = """
+CREATE TABLE IF NOT EXISTS chats (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    app_id INTEGER NOT NULL,
+    title TEXT,
+    initial_commit_hash TEXT,
+    created_at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER))
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    approval_state TEXT,
+    commit_hash TEXT,
+    is_compaction_summary INTEGER NOT NULL DEFAULT 0,
+    ai_messages_json TEXT,
+    created_at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER))
+);
+CREATE INDEX IF NOT EXISTS messages_chat_id_idx ON messages(chat_id);
+"""

@@ -1,0 +1,43 @@
+"""Start-up of the SQLite adapter: capability and schema checks, install, uninstall."""
+
+from __future__ import annotations
+
+import attrs
+
+from adapters.sqlite import migrations
+from adapters.sqlite.database import SqliteDatabase, check_fts5
+from adapters.sqlite.schema import REFERENCE_HOST_DDL
+
+
+@attrs.frozen
+class InstallReport:
+    previous_version: int
+    version: int
+    dirty_messages: int
+
+
+def create_reference_schema(database: SqliteDatabase) -> None:
+    """Create the reference host's chats and messages tables (standalone use)."""
+    with database.writing() as connection:
+        migrations.execute_script(connection, REFERENCE_HOST_DDL)
+
+
+def start(database: SqliteDatabase) -> InstallReport:
+    """Check FTS5 and the host schema, switch to WAL, and install or upgrade the derived
+    objects. Idempotent; safe at every start."""
+    with database.writing() as connection:
+        check_fts5(connection)
+        database.schema.verify(connection)
+    database.enable_wal()
+    with database.writing() as connection:
+        previous = migrations.install(connection, database.schema)
+        dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
+            0
+        ]
+    return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty))
+
+
+def uninstall(database: SqliteDatabase) -> list[str]:
+    """Remove every derived object; no host row is touched."""
+    with database.writing() as connection:
+        return migrations.uninstall(connection)

@@ -1,0 +1,196 @@
+"""The indexer: drains dirty markers into the derived index in small, timed batches.
+
+Each batch re-reads its source rows joined to their chats, projects them (domain),
+and replaces the documents and clears the markers in one `IndexStore.apply`. A marker
+set again while a batch ran keeps its newer seq and stays dirty. Batches adapt their
+size to stay under a time budget, so the host process is never starved.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import attrs
+
+from application.progress import IndexProgress
+from domain.errors import ChatRecallError
+from domain.indexing import build_document, projection_stamp
+from domain.model import IndexBatch, IndexDocument, MessageId
+from domain.ports import Clock, DirtyQueue, IndexStore, MessageRepo
+from domain.projection import MarkupPolicy
+
+log = logging.getLogger("chat_recall.indexer")
+
+
+@attrs.frozen
+class IndexerSettings:
+    batch_budget_seconds: float = 0.025
+    initial_batch_size: int = 64
+    min_batch_size: int = 1
+    max_batch_size: int = 2_000
+    chats_per_batch: int = 8
+    purges_per_batch: int = 500
+    pause_between_batches_seconds: float = 0.001
+    poll_interval_seconds: float = 30.0
+
+
+@attrs.frozen
+class BatchReport:
+    indexed: int = 0
+    deleted: int = 0
+    purged: int = 0
+    chats_expanded: int = 0
+    duration_seconds: float = 0.0
+    batch_size: int = 0
+
+    @property
+    def did_work(self) -> bool:
+        return bool(self.indexed or self.deleted or self.purged or self.chats_expanded)
+
+
+@attrs.frozen
+class IndexReport:
+    batches: int
+    indexed: int
+    deleted: int
+    purged: int
+    longest_batch_seconds: float
+
+
+@attrs.define
+class Indexer:
+    repo: MessageRepo
+    index: IndexStore
+    dirty: DirtyQueue
+    clock: Clock
+    policy: MarkupPolicy
+    settings: IndexerSettings
+    progress: IndexProgress
+    _batch_size: int = attrs.field(init=False, default=0)
+    _prepared: bool = attrs.field(init=False, default=False)
+    _thread: threading.Thread | None = attrs.field(init=False, default=None)
+    _wake: threading.Event = attrs.field(init=False, factory=threading.Event)
+    _stopping: threading.Event = attrs.field(init=False, factory=threading.Event)
+    _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
+    last_error: ChatRecallError | None = attrs.field(init=False, default=None)
+
+    def __attrs_post_init__(self) -> None:
+        self._batch_size = self.settings.initial_batch_size
+
+    # -- one step at a time --------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """At start: remove orphans, and rebuild in the background if the projection
+        changed (old documents keep answering until replaced)."""
+        self.index.remove_orphans()
+        stamp = projection_stamp(self.policy)
+        if self.index.projection_stamp() != stamp:
+            self.dirty.mark_all_messages()
+            self.index.set_projection_stamp(stamp)
+        self._prepared = True
+
+    def run_batch(self) -> BatchReport:
+        """One bounded batch: purge deleted documents, expand dirty chats, then index
+        up to the current batch size of dirty messages."""
+        with self._lock:
+            if not self._prepared:
+                self.prepare()
+            started = self.clock.monotonic()
+            purged = self.index.purge_deleted(self.settings.purges_per_batch)
+            expanded = 0
+            for marker in self.dirty.pending_chats(self.settings.chats_per_batch):
+                self.dirty.expand_chat(marker)
+                expanded += 1
+            size = self._batch_size
+            markers = self.dirty.pending_messages(size)
+            rows = {row.message.id: row for row in self.repo.source_rows([m.id for m in markers])}
+            upserts: list[IndexDocument] = []
+            deletes: list[MessageId] = []
+            for marker in markers:
+                row = rows.get(marker.id)
+                document = None if row is None else build_document(row, self.policy)
+                if document is None:
+                    deletes.append(marker.id)
+                else:
+                    upserts.append(document)
+            apps = {document.app_id for document in upserts}
+            if markers:
+                self.progress.begin(apps)
+                try:
+                    self.index.apply(IndexBatch(tuple(upserts), tuple(deletes), tuple(markers)))
+                finally:
+                    self.progress.end(apps)
+            duration = self.clock.monotonic() - started
+            self._adapt(duration, full=len(markers) == size)
+            return BatchReport(len(upserts), len(deletes), purged, expanded, duration, size)
+
+    def _adapt(self, duration: float, *, full: bool) -> None:
+        budget = self.settings.batch_budget_seconds
+        if duration > budget:
+            self._batch_size = max(self.settings.min_batch_size, self._batch_size // 2)
+        elif full and duration < budget / 2:
+            self._batch_size = min(self.settings.max_batch_size, self._batch_size * 2)
+
+    def run_until_idle(self, *, max_batches: int | None = None) -> IndexReport:
+        """Run batches until nothing is pending (for CLIs and tests)."""
+        batches = indexed = deleted = purged = 0
+        longest = 0.0
+        while max_batches is None or batches < max_batches:
+            report = self.run_batch()
+            batches += 1
+            indexed += report.indexed
+            deleted += report.deleted
+            purged += report.purged
+            longest = max(longest, report.duration_seconds)
+            if not report.did_work and self.dirty.backlog().is_empty:
+                break
+        return IndexReport(batches, indexed, deleted, purged, longest)
+
+    @property
+    def batch_size(self) -> int:
+        return self._batch_size
+
+    # -- the background worker ------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run a background worker thread (its adapters use their own connection)."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._work, name="chat-recall-indexer", daemon=True)
+        self._thread.start()
+
+    def notify(self) -> None:
+        """Tell the worker that the host wrote something."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Stop after the batch in flight (markers of unprocessed work stay). Returns
+        True when the worker has ended."""
+        self._stopping.set()
+        self._wake.set()
+        thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _work(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                report = self.run_batch()
+                self.last_error = None
+            except ChatRecallError as error:
+                log.warning("indexer batch failed: %s", error)
+                self.last_error = error
+                report = BatchReport()
+            if report.did_work:
+                self._stopping.wait(self.settings.pause_between_batches_seconds)
+                continue
+            self._wake.wait(self.settings.poll_interval_seconds)
+            self._wake.clear()

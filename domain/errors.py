@@ -1,0 +1,43 @@
+"""The port-level error hierarchy. Adapters translate driver errors into these with
+`raise ... from error`; the tools turn them into structured results."""
+
+from __future__ import annotations
+
+
+class ChatRecallError(Exception):
+    """Base of every error chat-recall raises on purpose."""
+
+    kind = "internal"
+
+
+class NotFound(ChatRecallError):
+    """No such chat or message in this app. Missing, other-app and mismatched ids all
+    raise this, with the same message, so none can be told apart."""
+
+    kind = "not_found"
+
+
+class InvalidArguments(ChatRecallError):
+    """Tool or API arguments that break a documented rule."""
+
+    kind = "invalid_arguments"
+
+
+class IndexUnavailable(ChatRecallError):
+    """The derived index cannot be used: FTS5 missing, not installed, or the database
+    cannot be read."""
+
+    kind = "index_unavailable"
+
+
+class SchemaMismatch(ChatRecallError):
+    """The host schema mapping does not fit the database; the message names the
+    missing table or column."""
+
+    kind = "schema_mismatch"
+
+
+class StorageError(ChatRecallError):
+    """Any other failure of the storage driver."""
+
+    kind = "storage_error"

@@ -1,0 +1,172 @@
+"""The ports: what the domain and application need from the outside, by role.
+
+Adapters implement them (`adapters/sqlite`, `adapters/memory`); `contracts/` holds the
+suites every implementation passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from domain.messages import Role
+from domain.model import (
+    AppId,
+    Backlog,
+    Candidate,
+    Chat,
+    ChatId,
+    DirtyMarker,
+    DocumentText,
+    IndexBatch,
+    IndexStats,
+    MessageId,
+    MessageWindow,
+    SourceRow,
+)
+from domain.query import ScopedQuery
+
+
+class Clock(Protocol):
+    def now(self) -> float:
+        """Wall-clock time, Unix seconds."""
+        ...
+
+    def monotonic(self) -> float:
+        """A monotonic clock for budgets and durations, seconds."""
+        ...
+
+
+class HostWriter(Protocol):
+    """Host-side writes, as the host app makes them. chat-recall never calls these
+    while serving tools; they exist for standalone use, imports and the contracts."""
+
+    def create_chat(
+        self, app_id: AppId, title: str | None, created_at: int, *, chat_id: ChatId | None = None
+    ) -> ChatId: ...
+
+    def add_message(
+        self,
+        chat_id: ChatId,
+        role: Role,
+        content: str,
+        created_at: int,
+        *,
+        is_compaction_summary: bool = False,
+        message_id: MessageId | None = None,
+    ) -> MessageId: ...
+
+    def update_message(self, message_id: MessageId, content: str) -> None: ...
+
+    def delete_message(self, message_id: MessageId) -> None: ...
+
+    def rename_chat(self, chat_id: ChatId, title: str | None) -> None: ...
+
+    def delete_chat(self, chat_id: ChatId) -> None: ...
+
+
+class MessageRepo(Protocol):
+    """The read side of the host's chats and messages. Every query that takes an
+    `app_id` enforces it in storage; missing and other-app ids raise NotFound alike."""
+
+    def chat(self, app_id: AppId, chat_id: ChatId) -> Chat: ...
+
+    def source_rows(self, message_ids: Sequence[MessageId]) -> list[SourceRow]:
+        """Messages joined to their chats, for indexing; ids with no such message (or
+        whose chat is gone) are left out."""
+        ...
+
+    def page(
+        self,
+        app_id: AppId,
+        chat_id: ChatId,
+        offset: int,
+        limit: int,
+        *,
+        before_message_id: MessageId | None = None,
+    ) -> MessageWindow:
+        """Up to `limit` messages of a chat in (created_at, id) order from position
+        `offset`. With `before_message_id` (a message of that chat), only messages
+        ordered before it: a snapshot that excludes an in-flight message and all after."""
+        ...
+
+    def around(
+        self,
+        app_id: AppId,
+        chat_id: ChatId,
+        message_id: MessageId,
+        before: int,
+        after: int,
+        *,
+        before_message_id: MessageId | None = None,
+    ) -> MessageWindow:
+        """A message and up to `before`/`after` neighbours, found by keyset (no
+        bodies loaded but the returned ones). NotFound when the message is not a
+        visible message of that chat of that app."""
+        ...
+
+    def last_message_at(self, app_id: AppId, chat_ids: Sequence[ChatId]) -> dict[ChatId, int]:
+        """The newest message time of each chat, in one set-based query."""
+        ...
+
+
+class DirtyQueue(Protocol):
+    """The dirty-tracking side: host writes mark ids; the indexer drains them."""
+
+    def pending_messages(self, limit: int) -> list[DirtyMarker]: ...
+
+    def pending_chats(self, limit: int) -> list[DirtyMarker]: ...
+
+    def expand_chat(self, marker: DirtyMarker) -> int:
+        """Mark every message of a dirty chat dirty and clear the chat marker (if it is
+        unchanged), atomically. Returns the number of messages marked."""
+        ...
+
+    def mark_all_messages(self) -> int:
+        """Mark every source message dirty (a projection change). Returns the count."""
+        ...
+
+    def backlog(self) -> Backlog: ...
+
+    def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
+        """Dirty messages and chats of one app, not counting the excluded chat's own."""
+        ...
+
+
+class IndexStore(Protocol):
+    """The derived search documents. `apply` is the unit of work of an indexer batch."""
+
+    def apply(self, batch: IndexBatch) -> None:
+        """Put and delete documents and clear the batch's markers, atomically; a marker
+        whose seq changed since it was read stays."""
+        ...
+
+    def purge_deleted(self, limit: int) -> int:
+        """Physically remove up to `limit` documents the host deleted (they are already
+        invisible to search). Returns how many."""
+        ...
+
+    def remove_orphans(self) -> int:
+        """Remove documents whose source message is gone. Returns how many."""
+        ...
+
+    def search(self, query: ScopedQuery) -> list[Candidate]:
+        """The best `query.window` visible candidates of one app by (bm25, message id),
+        the excluded chat left out inside the storage query."""
+        ...
+
+    def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
+        """The indexed title and body of visible documents of one app."""
+        ...
+
+    def document_ids(self, app_id: AppId) -> list[MessageId]:
+        """Every visible document id of one app, ascending (for audits and tests)."""
+        ...
+
+    def stats(self, app_id: AppId) -> IndexStats: ...
+
+    def projection_stamp(self) -> str | None:
+        """The projection version and policy the documents were built under."""
+        ...
+
+    def set_projection_stamp(self, stamp: str) -> None: ...

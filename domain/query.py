@@ -1,0 +1,52 @@
+"""The query value the domain hands to an `IndexStore`, which compiles it for its engine."""
+
+from __future__ import annotations
+
+import attrs
+
+from domain.model import AppId, ChatId
+from domain.text import index_text, tokenize
+
+Phrase = tuple[str, ...]
+
+
+def _non_empty_phrases(phrases: tuple[Phrase, ...]) -> tuple[Phrase, ...]:
+    return tuple(phrase for phrase in phrases if phrase)
+
+
+@attrs.frozen
+class MatchQuery:
+    """Match a document holding any of `phrases` (OR) in its title or body. A phrase is
+    a sequence of index tokens that must stand next to each other, in order."""
+
+    phrases: tuple[Phrase, ...] = attrs.field(converter=_non_empty_phrases)
+
+    @classmethod
+    def of_words(cls, *words: str) -> MatchQuery:
+        """Each word (or file name, or CJK word) becomes the phrase of its tokens."""
+        return cls(tuple(tuple(tokenize(index_text(word))) for word in words))
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.phrases
+
+
+@attrs.frozen
+class Bm25Weights:
+    """Per-column bm25 weights. FTS5 bm25 is lower-is-better; a larger weight makes a
+    match in that column count more."""
+
+    title: float = 10.0
+    body: float = 1.0
+
+
+@attrs.frozen
+class ScopedQuery:
+    """A match query within one app, optionally excluding one chat, over a bounded
+    window of the best `window` candidates by (bm25, message id)."""
+
+    match: MatchQuery
+    app_id: AppId
+    exclude_chat_id: ChatId | None = None
+    window: int = 200
+    weights: Bm25Weights = Bm25Weights()

@@ -1,0 +1,47 @@
+"""Segmentation of scripts written without spaces, and sanitising for storage.
+
+With plain unicode61 a whole run of Japanese or Chinese is one token, so a word inside
+a sentence is not findable. The index therefore stores such characters as separate
+tokens, separated by SEGMENT_MARK (U+200B ZERO WIDTH SPACE, a separator for unicode61),
+and the query matches a word as the phrase of its characters. `reading_text` removes
+the marks again, so excerpts look like the original.
+"""
+
+from __future__ import annotations
+
+import re
+
+SEGMENT_MARK = "\u200b"
+
+# Han (with extensions and compatibility ideographs), Hiragana, Katakana (with
+# extensions and half-width forms), Thai, Lao, Khmer and Myanmar.
+_UNSPACED = re.compile(
+    "["
+    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+    "\U00020000-\U0003ffff"
+    "]"
+)
+# C0 controls except tab and newline, and lone surrogates (which cannot be stored as
+# UTF-8) become spaces / U+FFFD; stray segment marks are dropped.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sanitize(text: str) -> str:
+    """Text safe to store and tokenise identically everywhere."""
+    text = _CONTROL.sub(" ", text)
+    text = _SURROGATE.sub("\ufffd", text)
+    return text.replace(SEGMENT_MARK, "")
+
+
+def index_text(text: str) -> str:
+    """What the index stores for a projection or a title."""
+    return _UNSPACED.sub(
+        lambda match: f"{SEGMENT_MARK}{match.group()}{SEGMENT_MARK}", sanitize(text)
+    )
+
+
+def reading_text(indexed: str) -> str:
+    """Indexed text as a person reads it."""
+    return indexed.replace(SEGMENT_MARK, "")
