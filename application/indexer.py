@@ -72,6 +72,7 @@ class Indexer:
     _thread: threading.Thread | None = attrs.field(init=False, default=None)
     _wake: threading.Event = attrs.field(init=False, factory=threading.Event)
     _stopping: threading.Event = attrs.field(init=False, factory=threading.Event)
+    _idle: threading.Event = attrs.field(init=False, factory=threading.Event)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
     last_error: ChatRecallError | None = attrs.field(init=False, default=None)
 
@@ -158,12 +159,18 @@ class Indexer:
         if self._thread is not None and self._thread.is_alive():
             return
         self._stopping.clear()
+        self._idle.clear()
         self._thread = threading.Thread(target=self._work, name="chat-recall-indexer", daemon=True)
         self._thread.start()
 
     def notify(self) -> None:
         """Tell the worker that the host wrote something."""
+        self._idle.clear()
         self._wake.set()
+
+    def wait_until_idle(self, timeout: float) -> bool:
+        """Wait at most `timeout` seconds for the worker to find nothing left to do."""
+        return self._idle.wait(timeout)
 
     def stop(self, timeout: float = 5.0) -> bool:
         """Stop after the batch in flight (markers of unprocessed work stay). Returns
@@ -192,5 +199,6 @@ class Indexer:
             if report.did_work:
                 self._stopping.wait(self.settings.pause_between_batches_seconds)
                 continue
-            self._wake.wait(self.settings.poll_interval_seconds)
             self._wake.clear()
+            self._idle.set()
+            self._wake.wait(self.settings.poll_interval_seconds)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
@@ -53,6 +53,8 @@ class SqliteDatabase:
     path: Path | None
     schema: HostSchema = attrs.field(factory=HostSchema.reference)
     shared: sqlite3.Connection | None = None
+    # Called with every SQL statement any chat-recall connection runs (tests, audits).
+    trace: Callable[[str], None] | None = None
     _local: threading.local = attrs.field(factory=threading.local, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
@@ -83,6 +85,8 @@ class SqliteDatabase:
             raise IndexUnavailable(f"cannot open the database: {error}") from error
         with self._lock:
             self._opened.append(connection)
+        if self.trace is not None:
+            connection.set_trace_callback(self.trace)
         return _configure(connection, read_only=read_only)
 
     def _thread_connection(self, role: str) -> sqlite3.Connection:

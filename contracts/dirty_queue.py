@@ -1,0 +1,71 @@
+"""`DirtyQueueContract`: host writes mark exactly what the SQLite triggers mark."""
+
+from __future__ import annotations
+
+from contracts.fixtures import USER, HarnessLifecycle, seed_chat
+from contracts.harness import StorageHarness
+
+
+class DirtyQueueContract(HarnessLifecycle):
+    def test_insert_marks_the_message_and_update_marks_it_again(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        _chat_id, (message_id,) = seed_chat(recall.host, 1, "c", [(USER, "draft")])
+        first = {m.id: m.seq for m in recall.dirty.pending_messages(100)}
+        assert message_id in first
+        recall.host.update_message(message_id, "final")
+        second = {m.id: m.seq for m in recall.dirty.pending_messages(100)}
+        assert second[message_id] > first[message_id]
+        assert len(second) == len(first)  # deduplicated, not queued twice
+
+    def test_delete_clears_the_marker(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, (message_id,) = seed_chat(recall.host, 1, "c", [(USER, "x")])
+        recall.host.delete_message(message_id)
+        assert message_id not in {m.id for m in recall.dirty.pending_messages(100)}
+
+    def test_rename_marks_the_chat_and_expanding_marks_its_messages(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        chat_id, ids = seed_chat(recall.host, 1, "old", [(USER, "a"), (USER, "b")])
+        recall.indexer.run_until_idle()
+        assert recall.dirty.backlog().is_empty
+        recall.host.rename_chat(chat_id, "new")
+        (marker,) = recall.dirty.pending_chats(10)
+        assert marker.id == chat_id
+        assert recall.dirty.expand_chat(marker) == 2
+        assert {m.id for m in recall.dirty.pending_messages(10)} == set(ids)
+        assert recall.dirty.pending_chats(10) == []
+
+    def test_a_stale_chat_marker_is_not_cleared(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat_id, _ = seed_chat(recall.host, 1, "old", [(USER, "a")])
+        (stale,) = recall.dirty.pending_chats(10)
+        recall.host.rename_chat(chat_id, "newer")
+        recall.dirty.expand_chat(stale)
+        assert [m.id for m in recall.dirty.pending_chats(10)] == [chat_id]
+
+    def test_pending_in_app_ignores_other_apps_and_the_current_chat(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        recall.indexer.run_until_idle()
+        current, _ = seed_chat(recall.host, 1, "current", [(USER, "a")])
+        seed_chat(recall.host, 2, "other app", [(USER, "b")])
+        recall.dirty.expand_chat(recall.dirty.pending_chats(10)[0])
+        for marker in recall.dirty.pending_chats(10):
+            recall.dirty.expand_chat(marker)
+        assert recall.dirty.pending_in_app(1, current) == 0
+        assert recall.dirty.pending_in_app(1, None) == 1
+        assert recall.dirty.pending_in_app(2, current) == 1
+
+    def test_mark_all_messages_marks_every_message(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, ids_a = seed_chat(recall.host, 1, "a", [(USER, "x"), (USER, "y")])
+        _, ids_b = seed_chat(recall.host, 2, "b", [(USER, "z")])
+        recall.indexer.run_until_idle()
+        assert recall.dirty.mark_all_messages() == 3
+        assert {m.id for m in recall.dirty.pending_messages(10)} == {*ids_a, *ids_b}
+        assert recall.dirty.backlog().messages == 3

@@ -1,0 +1,34 @@
+"""Small shared pieces for the contract suites."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from contracts.harness import StorageHarness
+from domain.messages import Role
+from domain.ports import HostWriter
+
+USER, ASSISTANT = Role.USER, Role.ASSISTANT
+
+
+class HarnessLifecycle:
+    """Closes whatever the `harness` fixture opened."""
+
+    @pytest.fixture(autouse=True)
+    def _close_harness(self, harness: StorageHarness) -> Iterator[None]:
+        yield
+        harness.close()
+
+
+def seed_chat(
+    host: HostWriter, app_id: int, title: str, texts: list[tuple[Role, str]], start: int = 1000
+) -> tuple[int, list[int]]:
+    """A chat with messages one second apart; returns (chat id, message ids)."""
+    chat_id = host.create_chat(app_id, title, start)
+    ids = [
+        host.add_message(chat_id, role, text, start + offset + 1)
+        for offset, (role, text) in enumerate(texts)
+    ]
+    return chat_id, ids

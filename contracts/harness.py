@@ -1,0 +1,53 @@
+"""What a contract suite needs from an adapter under test: one `StorageHarness`.
+
+An adapter opts in with one subclass per suite and one fixture named `harness`:
+
+    class TestMyMessageRepo(MessageRepoContract):
+        @pytest.fixture
+        def harness(self, tmp_path):
+            return StorageHarness(lambda: my_bootstrap(tmp_path / "db"))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from application.service import ChatRecall
+
+
+@attrs.frozen
+class Capabilities:
+    """Where adapters may legitimately differ. `exact_fts5_scores`: bm25 values equal
+    SQLite FTS5's (within 1e-9 relative) for the shared layout. `durable`: a second
+    facade from `open` sees what the first one wrote (a restart)."""
+
+    exact_fts5_scores: bool = True
+    durable: bool = True
+
+
+@attrs.define
+class StorageHarness:
+    """`open` builds a facade over the adapter's storage; when `durable`, calling it
+    again opens the same storage anew (a process restart)."""
+
+    open: Callable[[], ChatRecall]
+    capabilities: Capabilities = Capabilities()
+    _opened: list[ChatRecall] = attrs.field(init=False, factory=list)
+
+    def recall(self) -> ChatRecall:
+        if not self._opened:
+            self._opened.append(self.open())
+        return self._opened[0]
+
+    def reopen(self) -> ChatRecall:
+        """A fresh facade over the same storage, as after a restart."""
+        recall = self.open()
+        self._opened.append(recall)
+        return recall
+
+    def close(self) -> None:
+        for recall in self._opened:
+            recall.close()
+        self._opened.clear()

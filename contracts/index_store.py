@@ -1,0 +1,163 @@
+"""`IndexStoreContract`: the derived documents, their scope, visibility and ranking."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+from contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
+from contracts.harness import StorageHarness
+from domain.messages import Role
+from domain.model import IndexBatch, IndexDocument
+from domain.query import MatchQuery, ScopedQuery
+
+
+def search_ids(
+    harness: StorageHarness, *words: str, app_id: int = 1, **kwargs: object
+) -> list[int]:
+    query = ScopedQuery(MatchQuery.of_words(*words), app_id, **kwargs)  # type: ignore[arg-type]
+    return [candidate.message_id for candidate in harness.recall().index.search(query)]
+
+
+def reference_fts5_scores(
+    documents: list[tuple[int, str, str, int]], phrases: tuple[tuple[str, ...], ...]
+) -> dict[int, float]:
+    """bm25 from a real SQLite FTS5 table with the shared layout (title, body, chat_ref)."""
+    connection = sqlite3.connect(":memory:")
+    connection.execute(
+        "CREATE VIRTUAL TABLE ref USING fts5(title, body, chat_ref, "
+        "tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    connection.executemany(
+        "INSERT INTO ref(rowid, title, body, chat_ref) VALUES (?, ?, ?, ?)",
+        [(rowid, title, body, f"c{chat_id}") for rowid, title, body, chat_id in documents],
+    )
+    match = " OR ".join('"' + " ".join(p).replace('"', '""') + '"' for p in phrases)
+    rows = connection.execute(
+        "SELECT rowid, bm25(ref, 10.0, 1.0, 0.0) FROM ref WHERE ref MATCH ?",
+        (f"{{title body}} : ({match})",),
+    ).fetchall()
+    connection.close()
+    return {rowid: score for rowid, score in rows}
+
+
+class IndexStoreContract(HarnessLifecycle):
+    def test_search_is_scoped_to_one_app(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, (mine,) = seed_chat(recall.host, 1, "Auth", [(USER, "we picked argon2 hashing")])
+        seed_chat(recall.host, 2, "Auth", [(USER, "we picked argon2 hashing")])
+        recall.indexer.run_until_idle()
+        assert search_ids(harness, "argon2", app_id=1) == [mine]
+        assert len(search_ids(harness, "argon2", app_id=2)) == 1
+        assert search_ids(harness, "argon2", app_id=3) == []
+
+    def test_titles_are_searchable_and_weigh_more(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, (in_title,) = seed_chat(recall.host, 1, "Payments", [(USER, "hello there")])
+        _, (in_body,) = seed_chat(recall.host, 1, "Misc", [(USER, "payments later maybe")])
+        recall.indexer.run_until_idle()
+        assert search_ids(harness, "payments") == [in_title, in_body]
+
+    def test_the_current_chat_is_excluded_inside_the_window(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        current, _ = seed_chat(recall.host, 1, "noise", [(USER, "deploy deploy deploy")] * 5)
+        _, (other,) = seed_chat(recall.host, 1, "old", [(USER, "we deploy with fly")])
+        recall.indexer.run_until_idle()
+        assert search_ids(harness, "deploy", exclude_chat_id=current, window=2) == [other]
+
+    def test_a_rare_old_match_is_not_starved_by_common_new_ones(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        _, (old,) = seed_chat(recall.host, 1, "old", [(USER, "the zanzibar decision")], 10)
+        for index in range(30):
+            seed_chat(recall.host, 1, f"new {index}", [(USER, "the decision again")], 5000)
+        recall.indexer.run_until_idle()
+        assert search_ids(harness, "zanzibar", "decision", window=5)[0] == old
+
+    def test_deleted_messages_and_chats_vanish_before_the_indexer_runs(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        _, (a1, a2) = seed_chat(recall.host, 1, "a", [(USER, "kiwi"), (ASSISTANT, "kiwi")])
+        chat_b, (b1,) = seed_chat(recall.host, 1, "b", [(USER, "kiwi")])
+        recall.indexer.run_until_idle()
+        recall.host.delete_message(a1)
+        assert sorted(search_ids(harness, "kiwi")) == sorted([a2, b1])
+        recall.host.delete_chat(chat_b)
+        assert search_ids(harness, "kiwi") == [a2]
+        assert recall.index.stats(1).rows == 3  # still weighing in until purged
+        assert recall.index.purge_deleted(100) == 2
+        assert recall.index.stats(1).rows == 1
+        assert recall.index.document_ids(1) == [a2]
+
+    def test_documents_hold_index_text_of_visible_documents_only(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        _, (mine,) = seed_chat(recall.host, 1, "T", [(USER, "body text")])
+        _, (theirs,) = seed_chat(recall.host, 2, "U", [(USER, "other text")])
+        recall.indexer.run_until_idle()
+        (document,) = recall.index.documents(1, [mine, theirs, 987_654])
+        assert (document.message_id, document.title, document.body) == (mine, "T", "body text")
+
+    def test_orphan_documents_are_removed(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        orphan = IndexDocument(
+            message_id=555_555,
+            chat_id=1,
+            app_id=1,
+            role=Role.USER,
+            created_at=1,
+            is_compaction_summary=False,
+            projection_truncated=False,
+            title="",
+            body="ghost",
+        )
+        recall.index.apply(IndexBatch(upserts=(orphan,)))
+        assert search_ids(harness, "ghost") == [555_555]
+        assert recall.index.remove_orphans() >= 1
+        assert search_ids(harness, "ghost") == []
+
+    def test_projection_stamp_round_trips(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        recall.index.set_projection_stamp("9:abc")
+        assert recall.index.projection_stamp() == "9:abc"
+
+    def test_ties_break_by_message_id(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        ids = [seed_chat(recall.host, 1, "same", [(USER, "tie word")])[1][0] for _ in range(4)]
+        recall.indexer.run_until_idle()
+        assert search_ids(harness, "tie") == sorted(ids)
+
+    def test_scores_follow_fts5_bm25(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        texts = [
+            ("Auth setup", "We decided to use sessions, not JWT. Sessions expire in 14 days."),
+            ("Billing", "Stripe checkout first; sessions for the customer portal later."),
+            ("Über Café", "Die Sitzung läuft nach 14 Tagen ab. login.ts bleibt."),
+            ("日本語", "ユーザー認証の方式を決めた"),
+            ("Noise", "sessions " * 40),
+        ]
+        documents = []
+        for title, body in texts:
+            chat_id, (message_id,) = seed_chat(recall.host, 1, title, [(USER, body)])
+            documents.append((message_id, chat_id))
+        recall.indexer.run_until_idle()
+        stored = {d.message_id: d for d in recall.index.documents(1, [m for m, _ in documents])}
+        reference_docs = [
+            (mid, stored[mid].title, stored[mid].body, chat) for mid, chat in documents
+        ]
+        for words in (("sessions",), ("sessions", "jwt"), ("cafe", "login.ts"), ("認証",)):
+            query = MatchQuery.of_words(*words)
+            expected = reference_fts5_scores(reference_docs, query.phrases)
+            found = recall.index.search(ScopedQuery(query, 1))
+            assert {c.message_id for c in found} == set(expected)
+            for candidate in found:
+                if harness.capabilities.exact_fts5_scores:
+                    assert math.isclose(
+                        candidate.bm25, expected[candidate.message_id], rel_tol=1e-9
+                    )
+                else:
+                    assert candidate.bm25 <= 0.0
+            assert [c.bm25 for c in found] == sorted(c.bm25 for c in found)

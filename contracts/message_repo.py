@@ -1,0 +1,125 @@
+"""`MessageRepoContract`: the read side of the host's chats and messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
+from contracts.harness import StorageHarness
+from domain.errors import NotFound
+
+
+class MessageRepoContract(HarnessLifecycle):
+    def test_chat_is_found_only_within_its_app(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat_id, _ = seed_chat(recall.host, 1, "Auth", [(USER, "hello")])
+        chat = recall.repo.chat(1, chat_id)
+        assert (chat.id, chat.app_id, chat.title) == (chat_id, 1, "Auth")
+        with pytest.raises(NotFound) as other_app:
+            recall.repo.chat(2, chat_id)
+        with pytest.raises(NotFound) as missing:
+            recall.repo.chat(1, chat_id + 1000)
+        assert str(other_app.value) == str(missing.value)
+
+    def test_source_rows_join_the_chat_and_skip_missing_ids(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat_id, (first, second) = seed_chat(
+            recall.host, 7, "Billing", [(USER, "use stripe"), (ASSISTANT, "ok")]
+        )
+        rows = recall.repo.source_rows([second, first, 999_999])
+        assert [row.message.id for row in rows] == [first, second]
+        assert {(row.app_id, row.title, row.message.chat_id) for row in rows} == {
+            (7, "Billing", chat_id)
+        }
+        assert rows[0].message.content == "use stripe"
+
+    def test_source_rows_of_a_deleted_chat_are_gone(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat_id, ids = seed_chat(recall.host, 1, "t", [(USER, "x")])
+        recall.host.delete_chat(chat_id)
+        assert recall.repo.source_rows(ids) == []
+
+    def test_page_orders_by_time_then_id_with_compaction_summaries_first(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        host = recall.host
+        chat_id = host.create_chat(1, "c", 100)
+        a = host.add_message(chat_id, USER, "first", 110)
+        b = host.add_message(chat_id, ASSISTANT, "second", 120)
+        trigger = host.add_message(chat_id, USER, "third (triggers compaction)", 130)
+        summary = host.add_message(chat_id, ASSISTANT, "summary", 129, is_compaction_summary=True)
+        same_time = host.add_message(chat_id, ASSISTANT, "reply", 130)
+        window = recall.repo.page(1, chat_id, 0, 10)
+        assert [m.id for m in window.messages] == [a, b, summary, trigger, same_time]
+        assert window.messages[2].is_compaction_summary
+        assert not window.has_more_before
+        assert not window.has_more_after
+
+    def test_page_bounds_and_flags(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat_id, ids = seed_chat(recall.host, 1, "c", [(USER, f"m{i}") for i in range(7)])
+        window = recall.repo.page(1, chat_id, 2, 3)
+        assert [m.id for m in window.messages] == ids[2:5]
+        assert window.has_more_before
+        assert window.has_more_after
+        last = recall.repo.page(1, chat_id, 5, 3)
+        assert [m.id for m in last.messages] == ids[5:]
+        assert not last.has_more_after
+        assert recall.repo.page(1, chat_id, 50, 3).messages == ()
+
+    def test_page_of_another_apps_chat_is_not_found(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat_id, _ = seed_chat(recall.host, 1, "c", [(USER, "secret")])
+        with pytest.raises(NotFound):
+            recall.repo.page(2, chat_id, 0, 10)
+
+    def test_snapshot_excludes_the_in_flight_message_and_after(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        chat_id, ids = seed_chat(recall.host, 1, "c", [(USER, f"m{i}") for i in range(5)])
+        window = recall.repo.page(1, chat_id, 0, 10, before_message_id=ids[3])
+        assert [m.id for m in window.messages] == ids[:3]
+        assert not window.has_more_after
+        with pytest.raises(NotFound):
+            recall.repo.around(1, chat_id, ids[4], 1, 1, before_message_id=ids[3])
+
+    def test_around_returns_the_target_and_its_neighbours(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat_id, ids = seed_chat(recall.host, 1, "c", [(USER, f"m{i}") for i in range(9)])
+        window = recall.repo.around(1, chat_id, ids[4], 2, 3)
+        assert [m.id for m in window.messages] == ids[2:8]
+        assert window.has_more_before
+        assert window.has_more_after
+        edge = recall.repo.around(1, chat_id, ids[0], 3, 0)
+        assert [m.id for m in edge.messages] == [ids[0]]
+        assert not edge.has_more_before
+        assert edge.has_more_after
+
+    def test_around_missing_foreign_or_mismatched_ids_are_not_found(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        chat_a, ids_a = seed_chat(recall.host, 1, "a", [(USER, "x")])
+        chat_b, _ = seed_chat(recall.host, 1, "b", [(USER, "y")])
+        chat_c, ids_c = seed_chat(recall.host, 2, "c", [(USER, "z")])
+        messages = []
+        for app_id, chat_id, message_id in (
+            (1, chat_b, ids_a[0]),  # mismatched chat
+            (1, chat_c, ids_c[0]),  # another app's chat
+            (2, chat_a, ids_a[0]),  # wrong app
+            (1, chat_a, 424_242),  # missing
+        ):
+            with pytest.raises(NotFound) as raised:
+                recall.repo.around(app_id, chat_id, message_id, 1, 1)
+            messages.append(str(raised.value))
+        assert len(set(messages)) == 1
+
+    def test_last_message_at_is_scoped_and_set_based(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat_a, _ = seed_chat(recall.host, 1, "a", [(USER, "x"), (USER, "y")], start=500)
+        chat_b, _ = seed_chat(recall.host, 1, "b", [(USER, "z")], start=900)
+        chat_c, _ = seed_chat(recall.host, 2, "c", [(USER, "w")], start=100)
+        latest = recall.repo.last_message_at(1, [chat_a, chat_b, chat_c])
+        assert latest == {chat_a: 502, chat_b: 901}

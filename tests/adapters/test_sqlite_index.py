@@ -1,0 +1,267 @@
+"""The design's index and migration tests that are specific to the SQLite adapter."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from adapters import bootstrap
+from adapters.sqlite import migrations, setup
+from adapters.sqlite.database import SqliteDatabase, check_fts5
+from adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
+from domain.errors import IndexUnavailable, SchemaMismatch, StorageError
+from domain.messages import Role
+from domain.query import MatchQuery, ScopedQuery
+
+
+def host_database(path: Path, rows: int = 0) -> None:
+    """A host database with history, before chat-recall is installed."""
+    connection = sqlite3.connect(path)
+    connection.executescript(REFERENCE_HOST_DDL)
+    connection.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (1, 1, 'Old', 1)")
+    connection.executemany(
+        "INSERT INTO messages(chat_id, role, content, created_at, ai_messages_json) "
+        "VALUES (1, 'user', ?, ?, 'TRANSCRIPTSENTINEL')",
+        [(f"historic message {i}", 10 + i) for i in range(rows)],
+    )
+    connection.commit()
+    connection.close()
+
+
+def names(path: Path, kind: str) -> set[str]:
+    connection = sqlite3.connect(path)
+    found = {
+        row[0]
+        for row in connection.execute(f"SELECT name FROM sqlite_master WHERE type = '{kind}'")
+    }
+    connection.close()
+    return found
+
+
+def search(recall: object, word: str, app_id: int = 1) -> list[int]:
+    query = ScopedQuery(MatchQuery.of_words(word), app_id)
+    return [c.message_id for c in recall.index.search(query)]  # type: ignore[attr-defined]
+
+
+def test_this_sqlite_build_supports_fts5() -> None:
+    check_fts5(sqlite3.connect(":memory:"))
+
+
+def test_a_build_without_fts5_fails_with_a_clear_error() -> None:
+    class NoFts5:
+        def execute(self, sql: str) -> None:
+            raise sqlite3.OperationalError("no such module: fts5")
+
+    with pytest.raises(IndexUnavailable, match="no FTS5"):
+        check_fts5(NoFts5())  # type: ignore[arg-type]
+
+
+def test_fresh_install_creates_the_derived_objects(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    chat_id = recall.host.create_chat(1, "t", 1)
+    recall.host.add_message(chat_id, Role.USER, "hello", 2)
+    recall.indexer.run_until_idle()
+    recall.close()
+    tables = names(path, "table")
+    assert {
+        "chat_recall_meta",
+        "chat_recall_docs",
+        "chat_recall_dirty_messages",
+        "chat_recall_dirty_chats",
+        "chat_recall_purge",
+        "chat_recall_apps",
+        "chat_recall_fts_1",
+    } <= tables
+    assert set(migrations.TRIGGERS) <= names(path, "trigger")
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    sql = connection.execute(
+        "SELECT sql FROM sqlite_master WHERE name = 'chat_recall_fts_1'"
+    ).fetchone()[0]
+    assert "unicode61 remove_diacritics 2" in sql
+
+
+def test_install_marks_existing_history_for_backfill_and_is_idempotent(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    host_database(path, rows=12)
+    recall = bootstrap.sqlite(path)
+    assert recall.dirty.backlog().messages == 12
+    recall.indexer.run_until_idle()
+    recall.close()
+    again = bootstrap.sqlite(path)
+    assert again.dirty.backlog().messages == 0
+    assert len(search(again, "historic")) == 12
+    again.close()
+
+
+def test_uninstall_removes_every_derived_object_and_no_host_row(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    host_database(path, rows=3)
+    recall = bootstrap.sqlite(path)
+    recall.indexer.run_until_idle()
+    recall.close()
+    database = SqliteDatabase.open(path, HostSchema.reference())
+    dropped = setup.uninstall(database)
+    database.close()
+    assert "chat_recall_fts_1" in dropped
+    leftover = {
+        name
+        for kind in ("table", "trigger", "index")
+        for name in names(path, kind)
+        if name.startswith("chat_recall")
+    }
+    assert leftover == set()
+    connection = sqlite3.connect(path)
+    assert connection.execute("SELECT count(*) FROM messages").fetchone()[0] == 3
+    assert connection.execute("SELECT count(*) FROM chats").fetchone()[0] == 1
+
+
+def test_a_wrong_schema_mapping_names_what_is_missing(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    host_database(path)
+    with pytest.raises(SchemaMismatch, match="'messages' has no column 'body'"):
+        bootstrap.sqlite(path, schema=HostSchema(message_content="body"))
+    with pytest.raises(SchemaMismatch, match="'conversations' does not exist"):
+        bootstrap.sqlite(path, schema=HostSchema(chats="conversations"))
+
+
+def test_a_host_with_other_names_is_described_by_a_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    connection = sqlite3.connect(path)
+    connection.executescript(
+        """
+        CREATE TABLE threads (tid INTEGER PRIMARY KEY, workspace INTEGER, name TEXT, at INTEGER);
+        CREATE TABLE posts (pid INTEGER PRIMARY KEY, thread INTEGER, author TEXT, text TEXT,
+                            at INTEGER);
+        INSERT INTO threads VALUES (1, 9, 'Mapped', 5);
+        INSERT INTO posts VALUES (1, 1, 'user', 'mapped schemas work', 6);
+        """
+    )
+    connection.commit()
+    connection.close()
+    schema = HostSchema(
+        chats="threads",
+        chat_id="tid",
+        chat_app_id="workspace",
+        chat_title="name",
+        chat_created_at="at",
+        messages="posts",
+        message_id="pid",
+        message_chat_id="thread",
+        message_role="author",
+        message_content="text",
+        message_created_at="at",
+        message_is_compaction_summary=None,
+    )
+    recall = bootstrap.sqlite(path, schema=schema)
+    recall.indexer.run_until_idle()
+    assert search(recall, "schemas", app_id=9) == [1]
+    assert search(recall, "mapped", app_id=9) == [1]
+    recall.host.delete_message(1)
+    assert search(recall, "schemas", app_id=9) == []
+    recall.close()
+
+
+def test_insert_or_replace_upserts_leave_no_orphans_or_duplicates(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    chat_id = recall.host.create_chat(1, "t", 1)
+    message_id = recall.host.add_message(chat_id, Role.USER, "first upsert", 2)
+    recall.indexer.run_until_idle()
+    connection = sqlite3.connect(path)
+    for text in ("second upsert", "third upsert"):
+        connection.execute(
+            "INSERT OR REPLACE INTO messages(id, chat_id, role, content, created_at) "
+            "VALUES (?, ?, 'user', ?, 3)",
+            (message_id, chat_id, text),
+        )
+        connection.commit()
+    connection.execute(
+        "INSERT OR REPLACE INTO chats(id, app_id, title, created_at) VALUES (?, 1, 'New', 1)",
+        (chat_id,),
+    )
+    connection.commit()
+    recall.indexer.run_until_idle()
+    assert search(recall, "upsert") == [message_id]
+    assert search(recall, "third") == [message_id]
+    assert search(recall, "second") == []
+    assert search(recall, "new") == [message_id]  # the replaced chat's title
+    assert recall.index.stats(1).rows == len(recall.index.document_ids(1))
+    assert recall.index.remove_orphans() == 0
+    recall.close()
+
+
+def test_a_chat_delete_cascades_to_its_messages(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    chat_id = recall.host.create_chat(1, "t", 1)
+    recall.host.add_message(chat_id, Role.USER, "cascade me", 2)
+    recall.indexer.run_until_idle()
+    recall.host.delete_chat(chat_id)
+    assert search(recall, "cascade") == []
+    recall.indexer.run_until_idle()
+    assert recall.dirty.backlog().is_empty
+    assert recall.index.stats(1).rows == 0
+    recall.close()
+
+
+def test_a_projection_version_change_marks_everything_for_rebuild(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    host_database(path, rows=4)
+    recall = bootstrap.sqlite(path)
+    recall.indexer.run_until_idle()
+    recall.index.set_projection_stamp("0:older")
+    recall.close()
+    reopened = bootstrap.sqlite(path)
+    reopened.indexer.prepare()
+    assert reopened.dirty.backlog().messages == 4
+    assert len(search(reopened, "historic")) == 4  # old rows answer meanwhile
+    reopened.indexer.run_until_idle()
+    assert reopened.index.projection_stamp() != "0:older"
+    reopened.close()
+
+
+def test_search_connections_are_read_only(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
+    with pytest.raises(StorageError), database.reading() as connection:
+        connection.execute("DELETE FROM chats")
+    recall.close()
+
+
+def test_search_answers_while_another_writer_holds_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    chat_id = recall.host.create_chat(1, "t", 1)
+    message_id = recall.host.add_message(chat_id, Role.USER, "locked words", 2)
+    recall.indexer.run_until_idle()
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO chats(app_id, title, created_at) VALUES (1, 'x', 3)")
+    assert search(recall, "locked") == [message_id]
+    assert recall.status(1).state == "ready"
+    writer.execute("ROLLBACK")
+    writer.close()
+    recall.close()
+
+
+def test_the_transcript_column_is_never_selected(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    host_database(path, rows=5)
+    statements: list[str] = []
+    database = SqliteDatabase(path, trace=statements.append)
+    setup.start(database)
+    recall = bootstrap.sqlite(path, overrides={SqliteDatabase: database})
+    recall.indexer.run_until_idle()
+    search(recall, "historic")
+    recall.repo.page(1, 1, 0, 10)
+    window = recall.repo.around(1, 1, 3, 2, 2)
+    assert any("MATCH" in sql for sql in statements)
+    assert not [sql for sql in statements if "ai_messages_json" in sql]
+    assert "TRANSCRIPTSENTINEL" not in repr(window)
+    recall.close()
+    database.close()

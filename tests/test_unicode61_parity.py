@@ -1,0 +1,53 @@
+"""The pure-Python tokeniser is FTS5's unicode61 remove_diacritics 2, code point by code
+point, as the running SQLite sees it."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.text import index_text, tokenize
+from domain.text.unicode61 import fold
+from domain.text.unicode61_table import FOLDS
+
+sys.path.insert(0, str(Path(__file__).parent / "tools"))
+from generate_unicode61_table import probe
+
+from domain.text.unicode61_table import TOKEN_RANGES
+
+
+def test_the_table_matches_this_sqlite_for_every_code_point() -> None:
+    ranges, folds = probe(sqlite3.connect(":memory:"))
+    assert tuple(ranges) == TOKEN_RANGES
+    assert folds == FOLDS
+
+
+def test_folding_is_idempotent() -> None:
+    for folded in FOLDS.values():
+        assert fold(folded) == folded
+
+
+def fts5_tokens(connection: sqlite3.Connection, text: str) -> list[str]:
+    connection.execute("DELETE FROM t")
+    connection.execute("INSERT INTO t(rowid, x) VALUES (1, ?)", (text,))
+    return [row[0] for row in connection.execute("SELECT term FROM v ORDER BY offset")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_tokenises_as_fts5_does(text: str) -> None:
+    connection = sqlite3.connect(":memory:")
+    connection.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    connection.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    stored = index_text(text)
+    assert tokenize(stored) == fts5_tokens(connection, stored)
+
+
+def test_japanese_is_segmented_into_characters() -> None:
+    assert tokenize(index_text("ユーザー認証の方式")) == list("ユーザー認証の方式")
