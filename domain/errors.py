@@ -16,6 +16,9 @@ class NotFound(ChatRecallError):
 
     kind = "not_found"
 
+    def __init__(self, message: str = "no such chat or message in this app") -> None:
+        super().__init__(message)
+
 
 class InvalidArguments(ChatRecallError):
     """Tool or API arguments that break a documented rule."""

@@ -14,6 +14,10 @@ class Role(enum.Enum):
     ASSISTANT = "assistant"
 
     @classmethod
+    def values(cls) -> tuple[str, ...]:
+        return tuple(role.value for role in cls)
+
+    @classmethod
     def parse(cls, value: str) -> Role:
         """Map a stored role string to a role; raises ValueError for any other value."""
         return cls(value)

@@ -11,8 +11,7 @@ from domain.errors import NotFound
 from domain.messages import Role
 from domain.model import AppId, Chat, ChatId, MessageId, MessageWindow, SourceRow, StoredMessage
 
-NOT_FOUND_MESSAGE = "no such chat or message in this app"
-KNOWN_ROLES = frozenset(role.value for role in Role)
+KNOWN_ROLES = frozenset(Role.values())
 
 
 def _stored(row: MessageRow) -> StoredMessage:
@@ -29,7 +28,7 @@ class InMemoryMessageRepo:
         with self.database.lock:
             row = self.database.chats.get(chat_id)
             if row is None or row.app_id != app_id:
-                raise NotFound(NOT_FOUND_MESSAGE)
+                raise NotFound()
             return Chat(row.id, row.app_id, row.title, row.created_at)
 
     def source_rows(self, message_ids: Sequence[MessageId]) -> list[SourceRow]:
@@ -94,7 +93,7 @@ class InMemoryMessageRepo:
             rows = self._ordered(app_id, chat_id, before_message_id)
         position = next((i for i, m in enumerate(rows) if m.id == message_id), None)
         if position is None:
-            raise NotFound(NOT_FOUND_MESSAGE)
+            raise NotFound()
         start = max(position - before, 0)
         window = rows[start : position + after + 1]
         return MessageWindow(

@@ -25,8 +25,7 @@ from domain.model import (
     StoredMessage,
 )
 
-NOT_FOUND_MESSAGE = "no such chat or message in this app"
-KNOWN_ROLES = tuple(role.value for role in Role)
+KNOWN_ROLES = Role.values()
 
 
 @attrs.define
@@ -65,7 +64,7 @@ class SqliteMessageRepo:
                 (chat_id, app_id),
             ).fetchone()
         if row is None:
-            raise NotFound(NOT_FOUND_MESSAGE)
+            raise NotFound()
         return Chat(row[0], row[1], row[2], int(row[3] or 0))
 
     def source_rows(self, message_ids: Sequence[MessageId]) -> list[SourceRow]:
@@ -175,7 +174,7 @@ class SqliteMessageRepo:
                 (),
             )
             if not target:
-                raise NotFound(NOT_FOUND_MESSAGE)
+                raise NotFound()
             key = (target[0].created_at, target[0].id)
             earlier = self._select(
                 connection,
