@@ -31,8 +31,10 @@ from adapters.system_clock import SystemClock
 from application.indexer import Indexer, IndexerSettings
 from application.progress import IndexProgress
 from application.service import ChatRecall
+from application.tools.search_chats import SearchChats
 from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
 from domain.projection import DEFAULT_POLICY, MarkupPolicy
+from domain.search.ranking import SearchPolicy
 
 Overrides = Mapping[Any, object]
 
@@ -43,6 +45,8 @@ def _container(policy: MarkupPolicy, settings: IndexerSettings) -> punq.Containe
     container.register(IndexerSettings, instance=settings)
     container.register(Clock, SystemClock, scope=punq.Scope.singleton)
     container.register(IndexProgress, scope=punq.Scope.singleton)
+    container.register(SearchPolicy, instance=SearchPolicy.default())
+    container.register(SearchChats, scope=punq.Scope.singleton)
     return container
 
 

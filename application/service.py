@@ -8,6 +8,8 @@ import attrs
 
 from application.indexer import Indexer
 from application.progress import IndexProgress
+from application.tools.context import CallContext
+from application.tools.search_chats import SearchChats
 from domain.model import AppId, ChatId
 from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
 from domain.projection import MarkupPolicy
@@ -36,7 +38,12 @@ class ChatRecall:
     progress: IndexProgress
     indexer: Indexer
     host: HostWriter
+    search_tool: SearchChats
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
+
+    def search_chats(self, context: CallContext, arguments: object) -> str:
+        """The search_chats tool: JSON text exactly as the agent receives it."""
+        return self.search_tool(context, arguments)
 
     def status(self, app_id: AppId, current_chat_id: ChatId | None = None) -> IndexStatus:
         pending = self.dirty.pending_in_app(app_id, current_chat_id)

@@ -31,6 +31,11 @@ def fold(text: str) -> str:
     return text.translate(_FOLD_TABLE)
 
 
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every run of token characters (before folding)."""
+    return [match.span() for match in _TOKEN_RUN.finditer(text)]
+
+
 def tokenize(text: str) -> list[str]:
     """The tokens FTS5 would index for `text`, in order."""
     tokens = []

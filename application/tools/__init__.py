@@ -1,0 +1,1 @@
+"""The two agent tools and what they share: call context, argument parsing, JSON output."""

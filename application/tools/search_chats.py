@@ -1,0 +1,209 @@
+"""search_chats: keyword search over the app's earlier chats, as ranked pointers with
+short excerpts, never whole messages.
+
+Pure read: runs on read-only connections and writes nothing. If the indexer has a batch
+in flight for this app it waits a short bounded time, then answers from the current
+index with `index_status: "indexing"` and the coverage so far.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from application.progress import IndexProgress
+from application.tools.arguments import parse_arguments
+from application.tools.context import CallContext
+from application.tools.output import (
+    ARCHIVAL_NOTICE,
+    dumps,
+    error_result,
+    iso_time,
+    size,
+    unstructure,
+)
+from domain.errors import ChatRecallError
+from domain.model import Candidate
+from domain.ports import DirtyQueue, IndexStore, MessageRepo
+from domain.projection.text import clip_chars
+from domain.query import ScopedQuery
+from domain.search.excerpt import excerpt, matched_tokens
+from domain.search.query_builder import QueryPlan, build_query
+from domain.search.ranking import RankedMatch, SearchPolicy, adjust, group
+from domain.text import reading_text
+
+OUTPUT_BUDGET_BYTES = 12 * 1024
+DEFAULT_WAIT_SECONDS = 0.25
+TITLE_CHARS = 200
+
+
+def _query(value: str) -> str:
+    return value.strip()
+
+
+def _query_length(instance: object, attribute: object, value: str) -> None:
+    if not 1 <= len(value) <= 500:
+        raise ValueError("query must be 1-500 characters after trimming (use a few keywords)")
+
+
+def _limit_range(instance: object, attribute: object, value: int) -> None:
+    if not 1 <= value <= 20:
+        raise ValueError("limit must be an integer from 1 to 20 (default 8)")
+
+
+@attrs.frozen
+class SearchChatsArguments:
+    query: str = attrs.field(converter=_query, validator=_query_length)
+    limit: int = attrs.field(default=8, validator=_limit_range)
+
+
+@attrs.frozen
+class MatchOut:
+    message_id: int
+    role: str
+    created_at: str
+    excerpt: str
+    projection_truncated: bool
+
+
+@attrs.frozen
+class ChatOut:
+    chat_id: int
+    title: str | None
+    last_message_at: str | None
+    matches: list[MatchOut]
+
+
+@attrs.frozen
+class CoverageOut:
+    indexed_messages: int
+    pending_messages: int
+
+
+@attrs.frozen
+class SearchChatsOutput:
+    query: str
+    index_status: str
+    results: list[ChatOut]
+    results_truncated: bool
+    archival_content: bool
+    notice: str
+    index_coverage: CoverageOut | None = None
+
+
+@attrs.define
+class SearchChats:
+    repo: MessageRepo
+    index: IndexStore
+    dirty: DirtyQueue
+    progress: IndexProgress
+    policy: SearchPolicy = attrs.field(factory=SearchPolicy.default)
+    wait_seconds: float = DEFAULT_WAIT_SECONDS
+
+    def __call__(self, context: CallContext, raw_arguments: object) -> str:
+        """The tool's JSON result; every failure is a structured error result."""
+        try:
+            arguments = parse_arguments(raw_arguments, SearchChatsArguments)
+            return dumps(self.search(context, arguments))
+        except ChatRecallError as error:
+            return error_result(error)
+
+    def search(self, context: CallContext, arguments: SearchChatsArguments) -> object:
+        plan = build_query(arguments.query, morphology=self.policy.morphology)
+        self.progress.wait_for(context.app_id, self.wait_seconds)
+        pending = self.dirty.pending_in_app(context.app_id, context.chat_id)
+        results = [] if plan.is_empty else self._results(context, plan, arguments.limit)
+        coverage = None
+        if pending:
+            indexed = self.index.stats(context.app_id).documents
+            coverage = CoverageOut(indexed_messages=indexed, pending_messages=pending)
+        output = SearchChatsOutput(
+            query=arguments.query,
+            index_status="indexing" if pending else "ready",
+            results=results,
+            results_truncated=False,
+            archival_content=True,
+            notice=ARCHIVAL_NOTICE,
+            index_coverage=coverage,
+        )
+        return _within_budget(output)
+
+    def _results(self, context: CallContext, plan: QueryPlan, limit: int) -> list[ChatOut]:
+        query = ScopedQuery(
+            plan.match,
+            context.app_id,
+            context.chat_id,
+            self.policy.window,
+            self.policy.weights,
+        )
+        candidates = self.index.search(query)
+        if not candidates:
+            return []
+        texts = {
+            d.message_id: d
+            for d in self.index.documents(context.app_id, [c.message_id for c in candidates])
+        }
+        wanted = plan.term_tokens
+        matches = []
+        for candidate in candidates:
+            document = texts.get(candidate.message_id)
+            if document is None:
+                continue
+            terms = matched_tokens(document.body, wanted) | matched_tokens(document.title, wanted)
+            coverage = len(terms) / len(wanted) if wanted else 0.0
+            matches.append(
+                RankedMatch(
+                    candidate,
+                    adjust(candidate, coverage, self.policy),
+                    terms,
+                    excerpt(document.body, wanted, self.policy.excerpt_chars),
+                )
+            )
+        groups = group(matches, self.policy, limit)
+        chat_ids = [g.chat_id for g in groups]
+        latest = self.repo.last_message_at(context.app_id, chat_ids)
+        titles = {g.chat_id: _title(texts[g.matches[0].candidate.message_id].title) for g in groups}
+        return [
+            ChatOut(
+                chat_id=g.chat_id,
+                title=titles[g.chat_id],
+                last_message_at=iso_time(latest[g.chat_id]) if g.chat_id in latest else None,
+                matches=[_match_out(m.candidate, m.excerpt) for m in g.matches],
+            )
+            for g in groups
+        ]
+
+
+def _title(index_title: str) -> str | None:
+    return clip_chars(reading_text(index_title), TITLE_CHARS) or None
+
+
+def _match_out(candidate: Candidate, text: str) -> MatchOut:
+    return MatchOut(
+        message_id=candidate.message_id,
+        role=candidate.role.value,
+        created_at=iso_time(candidate.created_at),
+        excerpt=text,
+        projection_truncated=candidate.projection_truncated,
+    )
+
+
+def _within_budget(output: SearchChatsOutput) -> object:
+    """Drop trailing results (then second matches) until the JSON fits the budget."""
+    payload = _payload(output)
+    while size(dumps(payload)) > OUTPUT_BUDGET_BYTES and output.results:
+        results = list(output.results)
+        last = results[-1]
+        if len(last.matches) > 1:
+            results[-1] = attrs.evolve(last, matches=last.matches[:1])
+        else:
+            results.pop()
+        output = attrs.evolve(output, results=results, results_truncated=True)
+        payload = _payload(output)
+    return payload
+
+
+def _payload(output: SearchChatsOutput) -> object:
+    payload = unstructure(output)
+    if output.index_coverage is None:
+        del payload["index_coverage"]
+    return payload

@@ -1,0 +1,1 @@
+"""Pure search policies: query construction, ranking, grouping and excerpts."""

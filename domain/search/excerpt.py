@@ -1,0 +1,63 @@
+"""Short excerpts centred on the matched terms, cut from the clean indexed projection.
+
+Works on the index text itself (the same in every adapter), so excerpts are identical
+across adapters; segmentation marks are removed at the end.
+"""
+
+from __future__ import annotations
+
+from domain.projection.text import collapse_whitespace
+from domain.text import reading_text
+from domain.text.unicode61 import fold, token_spans
+
+ELLIPSIS = "…"
+
+
+def matched_tokens(index_text: str, wanted: frozenset[str]) -> frozenset[str]:
+    return frozenset(
+        token
+        for start, end in token_spans(index_text)
+        if (token := fold(index_text[start:end])) in wanted
+    )
+
+
+def excerpt(index_text: str, wanted: frozenset[str], max_chars: int) -> str:
+    """About `max_chars` characters around the densest cluster of wanted tokens (the
+    start of the text when none is found)."""
+    hits = [
+        (start, end, token)
+        for start, end in token_spans(index_text)
+        if (token := fold(index_text[start:end])) in wanted
+    ]
+    if not hits:
+        return _cut(index_text, 0, max_chars)
+    best = (0, -1, 0)  # (distinct terms, -start, index of first hit)
+    right = 0
+    for left in range(len(hits)):
+        right = max(right, left)
+        while right + 1 < len(hits) and hits[right + 1][1] - hits[left][0] <= max_chars:
+            right += 1
+        distinct = len({hit[2] for hit in hits[left : right + 1]})
+        if (distinct, -hits[left][0]) > best[:2]:
+            best = (distinct, -hits[left][0], left)
+    first = hits[best[2]]
+    last_end = max(end for start, end, _ in hits[best[2] :] if end - first[0] <= max_chars)
+    slack = max_chars - (last_end - first[0])
+    start = max(0, first[0] - slack // 2)
+    return _cut(index_text, start, max_chars)
+
+
+def _cut(index_text: str, start: int, max_chars: int) -> str:
+    end = min(len(index_text), start + max_chars)
+    if end - start < max_chars:
+        start = max(0, end - max_chars)
+    if start > 0:
+        space = index_text.find(" ", start, min(end, start + 20))
+        start = space + 1 if space >= 0 else start
+    if end < len(index_text):
+        space = index_text.rfind(" ", max(start, end - 20), end)
+        end = space if space > start else end
+    body = collapse_whitespace(reading_text(index_text[start:end]))
+    prefix = ELLIPSIS if start > 0 else ""
+    suffix = ELLIPSIS if end < len(index_text) else ""
+    return f"{prefix}{body}{suffix}"

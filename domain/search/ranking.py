@@ -1,0 +1,95 @@
+"""Ranking and grouping over the index's candidates. FTS5 bm25 is lower-is-better; every
+score name here says so (`*_bm25`, `adjusted_bm25`)."""
+
+from __future__ import annotations
+
+import attrs
+
+from domain.model import Candidate, ChatId
+from domain.query import Bm25Weights
+
+
+@attrs.frozen
+class SearchPolicy:
+    """The knobs of search_chats. `design_baseline()` is the design's algorithm;
+    `default()` adds what the evaluation showed helps (see the search issue's note)."""
+
+    weights: Bm25Weights = Bm25Weights()
+    window: int = 200
+    compaction_factor: float = 0.85  # bm25 * factor: a summary ranks a little worse
+    matches_per_chat: int = 2
+    morphology: bool = True
+    coverage_weight: float = 1.0  # bm25 * (1 + weight * share of query terms matched)
+    excerpt_chars: int = 220
+
+    @classmethod
+    def default(cls) -> SearchPolicy:
+        return cls()
+
+    @classmethod
+    def design_baseline(cls) -> SearchPolicy:
+        return cls(morphology=False, coverage_weight=0.0)
+
+
+@attrs.frozen
+class RankedMatch:
+    candidate: Candidate
+    adjusted_bm25: float  # lower is better
+    terms: frozenset[str]  # query tokens the document holds
+    excerpt: str
+
+
+@attrs.frozen
+class ChatGroup:
+    chat_id: ChatId
+    matches: tuple[RankedMatch, ...]
+
+    @property
+    def best_bm25(self) -> float:
+        return min(match.adjusted_bm25 for match in self.matches)
+
+    @property
+    def latest_match_at(self) -> int:
+        return max(match.candidate.created_at for match in self.matches)
+
+
+def adjust(candidate: Candidate, coverage: float, policy: SearchPolicy) -> float:
+    """The candidate's bm25 after the coverage boost and the compaction penalty. bm25 is
+    negative for matches, so multiplying by more than 1 makes it better."""
+    score = candidate.bm25 * (1.0 + policy.coverage_weight * coverage)
+    if candidate.is_compaction_summary:
+        score *= policy.compaction_factor
+    return score
+
+
+def _normal(excerpt: str) -> str:
+    return " ".join(excerpt.lower().split())
+
+
+def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[ChatGroup]:
+    """At most `policy.matches_per_chat` materially distinct matches per chat; chats by
+    best adjusted bm25, then newest matched message, then chat id."""
+    by_chat: dict[ChatId, list[RankedMatch]] = {}
+    ordered = sorted(
+        matches, key=lambda m: (m.adjusted_bm25, -m.candidate.created_at, m.candidate.message_id)
+    )
+    for match in ordered:
+        by_chat.setdefault(match.candidate.chat_id, []).append(match)
+    groups = []
+    for chat_id, chat_matches in by_chat.items():
+        original_terms = frozenset().union(
+            *(m.terms for m in chat_matches if not m.candidate.is_compaction_summary)
+        )
+        kept: list[RankedMatch] = []
+        for match in chat_matches:
+            if match.candidate.is_compaction_summary and match.terms <= original_terms:
+                continue  # the summary repeats what original messages already show
+            if any(_normal(k.excerpt) == _normal(match.excerpt) for k in kept):
+                continue
+            kept.append(match)
+            if len(kept) == policy.matches_per_chat:
+                break
+        if kept:
+            groups.append(ChatGroup(chat_id, tuple(kept)))
+    groups.sort(key=lambda g: (g.best_bm25, -g.latest_match_at, g.chat_id))
+    return groups[:limit]
