@@ -31,6 +31,7 @@ from adapters.system_clock import SystemClock
 from application.indexer import Indexer, IndexerSettings
 from application.progress import IndexProgress
 from application.service import ChatRecall
+from application.tools.read_chat import ReadChat
 from application.tools.search_chats import SearchChats
 from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
 from domain.projection import DEFAULT_POLICY, MarkupPolicy
@@ -47,6 +48,7 @@ def _container(policy: MarkupPolicy, settings: IndexerSettings) -> punq.Containe
     container.register(IndexProgress, scope=punq.Scope.singleton)
     container.register(SearchPolicy, instance=SearchPolicy.default())
     container.register(SearchChats, scope=punq.Scope.singleton)
+    container.register(ReadChat, scope=punq.Scope.singleton)
     return container
 
 

@@ -9,6 +9,7 @@ import attrs
 from application.indexer import Indexer
 from application.progress import IndexProgress
 from application.tools.context import CallContext
+from application.tools.read_chat import ReadChat
 from application.tools.search_chats import SearchChats
 from domain.model import AppId, ChatId
 from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
@@ -39,11 +40,16 @@ class ChatRecall:
     indexer: Indexer
     host: HostWriter
     search_tool: SearchChats
+    read_tool: ReadChat
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
     def search_chats(self, context: CallContext, arguments: object) -> str:
         """The search_chats tool: JSON text exactly as the agent receives it."""
         return self.search_tool(context, arguments)
+
+    def read_chat(self, context: CallContext, arguments: object) -> str:
+        """The read_chat tool: JSON text exactly as the agent receives it."""
+        return self.read_tool(context, arguments)
 
     def status(self, app_id: AppId, current_chat_id: ChatId | None = None) -> IndexStatus:
         pending = self.dirty.pending_in_app(app_id, current_chat_id)
