@@ -123,3 +123,18 @@ class MessageRepoContract(HarnessLifecycle):
         chat_c, _ = seed_chat(recall.host, 2, "c", [(USER, "w")], start=100)
         latest = recall.repo.last_message_at(1, [chat_a, chat_b, chat_c])
         assert latest == {chat_a: 502, chat_b: 901}
+
+    def test_next_message_ids_follow_the_chat_order_within_the_app(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        host = recall.host
+        chat_id = host.create_chat(1, "c", 100)
+        question = host.add_message(chat_id, USER, "q", 110)
+        answer = host.add_message(chat_id, ASSISTANT, "a", 120)
+        summary = host.add_message(chat_id, ASSISTANT, "s", 115, is_compaction_summary=True)
+        other_chat, (foreign,) = seed_chat(recall.host, 2, "x", [(USER, "z")])
+        found = recall.repo.next_message_ids(1, [question, summary, answer, foreign, 999_999])
+        assert found == {question: summary, summary: answer}
+        assert recall.repo.next_message_ids(2, [question]) == {}
+        del other_chat

@@ -104,9 +104,27 @@ class Candidate:
 
 @attrs.frozen
 class DocumentText:
+    """A visible document's indexed title and body (index text) and its metadata."""
+
     message_id: MessageId
     title: str
     body: str
+    chat_id: ChatId
+    role: Role
+    created_at: int
+    is_compaction_summary: bool
+    projection_truncated: bool
+
+    def as_candidate(self, bm25: float) -> Candidate:
+        return Candidate(
+            message_id=self.message_id,
+            chat_id=self.chat_id,
+            role=self.role,
+            created_at=self.created_at,
+            is_compaction_summary=self.is_compaction_summary,
+            projection_truncated=self.projection_truncated,
+            bm25=bm25,
+        )
 
 
 @attrs.frozen

@@ -105,6 +105,14 @@ class MessageRepo(Protocol):
         visible message of that chat of that app."""
         ...
 
+    def next_message_ids(
+        self, app_id: AppId, message_ids: Sequence[MessageId]
+    ) -> dict[MessageId, MessageId]:
+        """For each message of the app, the id of the message that follows it in its
+        chat's (created_at, id) order, in one set-based query; last messages are left
+        out."""
+        ...
+
     def last_message_at(self, app_id: AppId, chat_ids: Sequence[ChatId]) -> dict[ChatId, int]:
         """The newest message time of each chat, in one set-based query."""
         ...

@@ -119,7 +119,18 @@ class InMemoryIndexStore:
                 table = db.fts.get(app_id)
                 if meta is not None and meta.app_id == app_id and table is not None:
                     row = table.rows[message_id]
-                    found.append(DocumentText(message_id, row.title_text, row.body_text))
+                    found.append(
+                        DocumentText(
+                            message_id=message_id,
+                            title=row.title_text,
+                            body=row.body_text,
+                            chat_id=meta.chat_id,
+                            role=meta.role,
+                            created_at=meta.created_at,
+                            is_compaction_summary=meta.is_compaction_summary,
+                            projection_truncated=meta.projection_truncated,
+                        )
+                    )
             return found
 
     def document_ids(self, app_id: AppId) -> list[MessageId]:

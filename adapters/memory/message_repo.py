@@ -100,6 +100,22 @@ class InMemoryMessageRepo:
             tuple(_stored(m) for m in window), start > 0, position + after + 1 < len(rows)
         )
 
+    def next_message_ids(
+        self, app_id: AppId, message_ids: Sequence[MessageId]
+    ) -> dict[MessageId, MessageId]:
+        following: dict[MessageId, MessageId] = {}
+        with self.database.lock:
+            for message_id in message_ids:
+                message = self.database.messages.get(message_id)
+                if message is None:
+                    continue
+                rows = self._ordered(app_id, message.chat_id, None)
+                key = (message.created_at, message.id)
+                later = [m for m in rows if (m.created_at, m.id) > key]
+                if later and any(m.id == message_id for m in rows):
+                    following[message_id] = later[0].id
+        return following
+
     def last_message_at(self, app_id: AppId, chat_ids: Sequence[ChatId]) -> dict[ChatId, int]:
         wanted = set(chat_ids)
         latest: dict[ChatId, int] = {}

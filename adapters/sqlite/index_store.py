@@ -204,14 +204,27 @@ class SqliteFts5IndexStore:
             marks = ", ".join("?" for _ in message_ids)
             rows = connection.execute(
                 f"""
-                SELECT d.message_id, f.title, f.body
+                SELECT d.message_id, f.title, f.body, d.chat_id, d.role, d.created_at,
+                       d.is_compaction_summary, d.projection_truncated
                 FROM {DOCS} AS d JOIN {quote(table)} AS f ON f.rowid = d.message_id
                 WHERE d.message_id IN ({marks}) AND d.app_id = ?
                 ORDER BY d.message_id
                 """,
                 (*message_ids, app_id),
             ).fetchall()
-        return [DocumentText(row[0], row[1], row[2]) for row in rows]
+        return [
+            DocumentText(
+                message_id=row[0],
+                title=row[1],
+                body=row[2],
+                chat_id=row[3],
+                role=Role(row[4]),
+                created_at=row[5],
+                is_compaction_summary=bool(row[6]),
+                projection_truncated=bool(row[7]),
+            )
+            for row in rows
+        ]
 
     def document_ids(self, app_id: AppId) -> list[MessageId]:
         with self.database.reading() as connection:

@@ -195,6 +195,32 @@ class SqliteMessageRepo:
         messages = (*reversed(earlier[:before]), target[0], *later[:after])
         return MessageWindow(messages, len(earlier) > before, len(later) > after)
 
+    def next_message_ids(
+        self, app_id: AppId, message_ids: Sequence[MessageId]
+    ) -> dict[MessageId, MessageId]:
+        if not message_ids:
+            return {}
+        s = self.database.schema
+        mid, mchat = s.q("message_id"), s.q("message_chat_id")
+        created, role = s.q("message_created_at"), s.q("message_role")
+        marks = ", ".join("?" for _ in message_ids)
+        roles = ", ".join("?" for _ in KNOWN_ROLES)
+        with self.database.reading() as connection:
+            rows = connection.execute(
+                f"""
+                SELECT m.{mid}, (
+                    SELECT n.{mid} FROM {s.q("messages")} AS n
+                    WHERE n.{mchat} = m.{mchat} AND n.{role} IN ({roles})
+                      AND (n.{created}, n.{mid}) > (m.{created}, m.{mid})
+                    ORDER BY n.{created}, n.{mid} LIMIT 1
+                )
+                FROM {self._scoped_from}
+                WHERE m.{mid} IN ({marks}) AND c.{s.q("chat_app_id")} = ?
+                """,
+                (*KNOWN_ROLES, *message_ids, app_id),
+            ).fetchall()
+        return {row[0]: row[1] for row in rows if row[1] is not None}
+
     def last_message_at(self, app_id: AppId, chat_ids: Sequence[ChatId]) -> dict[ChatId, int]:
         if not chat_ids:
             return {}

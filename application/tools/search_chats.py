@@ -22,7 +22,8 @@ from application.tools.output import (
     unstructure,
 )
 from domain.errors import ChatRecallError
-from domain.model import Candidate
+from domain.messages import Role
+from domain.model import Candidate, DocumentText, MessageId
 from domain.ports import DirtyQueue, IndexStore, MessageRepo
 from domain.projection.text import clip_chars
 from domain.query import ScopedQuery
@@ -149,7 +150,7 @@ class SearchChats:
             if document is None:
                 continue
             terms = matched_tokens(document.body, wanted) | matched_tokens(document.title, wanted)
-            coverage = len(terms) / len(wanted) if wanted else 0.0
+            coverage = plan.coverage(terms)
             matches.append(
                 RankedMatch(
                     candidate,
@@ -158,6 +159,8 @@ class SearchChats:
                     excerpt(document.body, wanted, self.policy.excerpt_chars),
                 )
             )
+        if self.policy.answer_evidence:
+            matches = self._with_answers(context, plan, matches, texts)
         groups = group(matches, self.policy, limit)
         chat_ids = [g.chat_id for g in groups]
         latest = self.repo.last_message_at(context.app_id, chat_ids)
@@ -171,6 +174,38 @@ class SearchChats:
             )
             for g in groups
         ]
+
+    def _with_answers(
+        self,
+        context: CallContext,
+        plan: QueryPlan,
+        matches: list[RankedMatch],
+        texts: dict[MessageId, DocumentText],
+    ) -> list[RankedMatch]:
+        """Add the reply that follows each matching user message, ranked as well as its
+        question (recency puts the reply first), unless it already ranks better."""
+        questions = [m for m in matches if m.candidate.role is Role.USER]
+        following = self.repo.next_message_ids(
+            context.app_id, [m.candidate.message_id for m in questions]
+        )
+        missing = [i for i in following.values() if i not in texts]
+        texts.update((d.message_id, d) for d in self.index.documents(context.app_id, missing))
+        by_id = {m.candidate.message_id: m for m in matches}
+        wanted = plan.term_tokens
+        for question in questions:
+            answer = texts.get(following.get(question.candidate.message_id, -1))
+            if answer is None or answer.role is not Role.ASSISTANT or answer.is_compaction_summary:
+                continue
+            current = by_id.get(answer.message_id)
+            if current is not None and current.adjusted_bm25 <= question.adjusted_bm25:
+                continue
+            by_id[answer.message_id] = RankedMatch(
+                answer.as_candidate(question.candidate.bm25),
+                question.adjusted_bm25,
+                matched_tokens(answer.body, wanted),
+                excerpt(answer.body, wanted, self.policy.excerpt_chars),
+            )
+        return list(by_id.values())
 
 
 def _title(index_title: str) -> str | None:

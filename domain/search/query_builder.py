@@ -9,8 +9,8 @@
 - Terms are de-duplicated and capped at MAX_TERMS; with two or more words the whole
   normalised query is added as one more phrase, so a document holding the exact phrase
   gains its bm25 weight (the exact-phrase bonus).
-- Optional English morphology adds the singular/plural twin of a plain ASCII word
-  (`jwts` -> `jwt`), as one more OR phrase.
+- With `morphology`, a plain English word also matches its inflections (`hosted` ->
+  `host`, `hosting`, `hosts`; `payments` -> `payment`), each one more OR phrase.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from domain.text import index_text, tokenize
 
 MAX_TERMS = 12
 MAX_PHRASE_TOKENS = 16
+MAX_VARIANTS = 6
 
 STOPWORDS = frozenset(
     """
@@ -39,11 +40,23 @@ STOPWORDS = frozenset(
 
 
 @attrs.frozen
+class QueryTerm:
+    """One query word: its phrase and the inflections that count as the same term."""
+
+    phrase: Phrase
+    variants: tuple[Phrase, ...] = ()
+
+    @property
+    def alternatives(self) -> tuple[Phrase, ...]:
+        return (self.phrase, *self.variants)
+
+
+@attrs.frozen
 class QueryPlan:
     """What the domain asks of the index, and what ranking and excerpts need to know."""
 
     text: str
-    terms: tuple[Phrase, ...]
+    terms: tuple[QueryTerm, ...]
     match: MatchQuery
 
     @property
@@ -52,37 +65,65 @@ class QueryPlan:
 
     @property
     def term_tokens(self) -> frozenset[str]:
-        return frozenset(token for term in self.terms for token in term)
+        return frozenset(
+            token for term in self.terms for phrase in term.alternatives for token in phrase
+        )
+
+    def coverage(self, tokens: frozenset[str]) -> float:
+        """The share of query terms a document holds (any inflection counts)."""
+        if not self.terms:
+            return 0.0
+        covered = sum(
+            1
+            for term in self.terms
+            if any(all(token in tokens for token in phrase) for phrase in term.alternatives)
+        )
+        return covered / len(self.terms)
 
 
-def _english_twin(token: str) -> str | None:
-    if not token.isascii() or not token.isalpha() or len(token) < 4:
-        return None
+def _inflections(stem: str) -> set[str]:
+    if stem.endswith("e"):
+        return {stem, stem + "s", stem[:-1] + "ing", stem + "d"}
+    return {stem, stem + "s", stem + "ing", stem + "ed"}
+
+
+def english_variants(token: str) -> tuple[str, ...]:
+    """Inflections of a plain English word, by a few suffix rules (no dictionary)."""
+    if not token.isascii() or not token.isalpha() or len(token) < 4 or token in STOPWORDS:
+        return ()
+    stems = {token}
     if token.endswith("ies") and len(token) > 4:
-        return token[:-3] + "y"
-    if token.endswith("ss"):
-        return None
-    if token.endswith("s"):
-        return token[:-1]
-    return token + "s"
+        stems.add(token[:-3] + "y")
+    elif token.endswith(("ches", "shes", "sses", "xes", "zes")):
+        stems.add(token[:-2])
+    elif token.endswith("s") and not token.endswith("ss"):
+        stems.add(token[:-1])
+    if token.endswith("ing") and len(token) > 5:
+        stems |= {token[:-3], token[:-3] + "e"}
+    if token.endswith("ed") and len(token) > 4:
+        stems |= {token[:-2], token[:-1]}
+    family: set[str] = set()
+    for stem in stems:
+        family |= _inflections(stem)
+    family.discard(token)
+    return tuple(sorted(family))[:MAX_VARIANTS]
 
 
 def build_query(text: str, *, morphology: bool = True) -> QueryPlan:
     words = [tuple(tokenize(index_text(word)))[:MAX_PHRASE_TOKENS] for word in text.split()]
     words = [word for word in words if word]
     meaningful = [w for w in words if not (len(w) == 1 and w[0] in STOPWORDS)]
-    chosen = meaningful or words
-    terms: list[Phrase] = []
-    for word in chosen:
-        if word not in terms:
-            terms.append(word)
-    terms = terms[:MAX_TERMS]
-    phrases = list(terms)
-    if morphology:
-        for term in terms:
-            twin = _english_twin(term[0]) if len(term) == 1 else None
-            if twin is not None and (twin,) not in phrases:
-                phrases.append((twin,))
+    chosen: list[Phrase] = []
+    for word in meaningful or words:
+        if word not in chosen:
+            chosen.append(word)
+    terms = []
+    for phrase in chosen[:MAX_TERMS]:
+        variants = english_variants(phrase[0]) if morphology and len(phrase) == 1 else ()
+        terms.append(QueryTerm(phrase, tuple((variant,) for variant in variants)))
+    phrases: list[Phrase] = []
+    for term in terms:
+        phrases += [p for p in term.alternatives if p not in phrases]
     whole = tuple(token for word in words for token in word)[:MAX_PHRASE_TOKENS]
     if len(words) >= 2 and whole not in phrases:
         phrases.append(whole)

@@ -19,8 +19,12 @@ class SearchPolicy:
     compaction_factor: float = 0.85  # bm25 * factor: a summary ranks a little worse
     matches_per_chat: int = 2
     morphology: bool = True
-    coverage_weight: float = 1.0  # bm25 * (1 + weight * share of query terms matched)
+    # bm25 * (1 + weight * share of query terms matched): measured, no effect; off.
+    coverage_weight: float = 0.0
     excerpt_chars: int = 220
+    # A user message that matches brings the reply that follows it, ranked with it:
+    # questions restate the query's words, answers hold the decision.
+    answer_evidence: bool = True
 
     @classmethod
     def default(cls) -> SearchPolicy:
@@ -28,7 +32,7 @@ class SearchPolicy:
 
     @classmethod
     def design_baseline(cls) -> SearchPolicy:
-        return cls(morphology=False, coverage_weight=0.0)
+        return cls(morphology=False, coverage_weight=0.0, answer_evidence=False)
 
 
 @attrs.frozen
