@@ -4,15 +4,14 @@ indexed by the real indexer and searched through the real FTS5 adapter."""
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from adapters import bootstrap
 from adapters.cli.sample_history import SAMPLE_APPS
-from domain.projection import project_for_read
-from domain.query import MatchQuery, ScopedQuery
-from domain.text import reading_text
+from application.tools.context import CallContext
 
 
 def register(commands: Any) -> None:
@@ -52,28 +51,21 @@ def _demo(recall: Any, query_text: str, path: Path) -> int:
         f"(longest {report.longest_batch_seconds * 1000:.1f} ms); "
         f"{report.deleted} had nothing searchable"
     )
-    app_id = 1
-    query = ScopedQuery(MatchQuery.of_words(*query_text.split()), app_id)
-    candidates = recall.index.search(query)
-    print(f"\nsearch in app {app_id} for {query_text!r}: {len(candidates)} matching messages")
-    documents = {
-        d.message_id: d for d in recall.index.documents(app_id, [c.message_id for c in candidates])
-    }
-    for candidate in candidates[:5]:
-        document = documents[candidate.message_id]
-        print(
-            f"  bm25 {candidate.bm25:8.4f}  chat {candidate.chat_id} "
-            f"({reading_text(document.title)!r}) message {candidate.message_id} "
-            f"[{candidate.role.value}]"
-        )
-        print(f"      {reading_text(document.body)[:160]}")
-    if not candidates:
+    context = CallContext(app_id=1)
+    print(f"\nsearch_chats({{'query': {query_text!r}}}) in app 1 returns:")
+    found = json.loads(recall.search_chats(context, {"query": query_text}))
+    print(json.dumps(found, ensure_ascii=False, indent=2))
+    if not found.get("results"):
         return 0
-    top = candidates[0]
-    window = recall.repo.around(app_id, top.chat_id, top.message_id, 1, 1)
-    print(f"\nreading around message {top.message_id} of chat {top.chat_id}:")
-    for message in window.messages:
-        marker = ">" if message.id == top.message_id else " "
-        text = project_for_read(message.text, recall.policy).text
-        print(f" {marker} [{message.role.value} #{message.id}] {text}")
+    top = found["results"][0]
+    arguments = {
+        "chat_id": top["chat_id"],
+        "around_message_id": top["matches"][0]["message_id"],
+        "before": 1,
+        "after": 1,
+    }
+    print(f"\nread_chat({arguments}) returns:")
+    print(
+        json.dumps(json.loads(recall.read_chat(context, arguments)), ensure_ascii=False, indent=2)
+    )
     return 0

@@ -320,3 +320,27 @@ def test_any_string_gives_valid_json_within_budget_or_a_structured_error(query: 
     assert ("error" in output and output["error"]["kind"] == "invalid_arguments") or (
         "results" in output
     )
+
+
+def test_search_chats_and_read_chat_never_write(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from adapters.sqlite.database import SqliteDatabase
+
+    path = Path(str(tmp_path)) / "w.db"
+    seeded = bootstrap.sqlite(path, create_host_schema=True)
+    chat_id, message_ids = chat(seeded, 1, "Auth", ["sessions or JWT?", "sessions"])
+    seeded.indexer.run_until_idle()
+    chat(seeded, 1, "Pending", ["not indexed yet"])
+    statements: list[str] = []
+    traced = SqliteDatabase(path, trace=statements.append)
+    recall = bootstrap.sqlite(path, overrides={SqliteDatabase: traced})
+    statements.clear()
+    recall.search_chats(CallContext(1), {"query": "sessions"})
+    recall.read_chat(CallContext(1), {"chat_id": chat_id, "around_message_id": message_ids[0]})
+    assert statements
+    writes = ("INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "BEGIN")
+    assert not [sql for sql in statements if sql.lstrip().upper().startswith(writes)]
+    recall.close()
+    seeded.close()
+    traced.close()
