@@ -28,22 +28,29 @@ from adapters.sqlite.index_store import SqliteFts5IndexStore
 from adapters.sqlite.message_repo import SqliteMessageRepo
 from adapters.sqlite.schema import HostSchema
 from adapters.system_clock import SystemClock
+from adapters.telemetry import NullTelemetry
 from application.indexer import Indexer, IndexerSettings
 from application.progress import IndexProgress
 from application.service import ChatRecall
 from application.tools.read_chat import ReadChat
+from application.tools.registry import ToolRegistry, ToolSettings
 from application.tools.search_chats import SearchChats
-from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
+from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo, Telemetry
 from domain.projection import DEFAULT_POLICY, MarkupPolicy
 from domain.search.ranking import SearchPolicy
 
 Overrides = Mapping[Any, object]
 
 
-def _container(policy: MarkupPolicy, settings: IndexerSettings) -> punq.Container:
+def _container(
+    policy: MarkupPolicy, settings: IndexerSettings, tools: ToolSettings | None
+) -> punq.Container:
     container = punq.Container()
     container.register(MarkupPolicy, instance=policy)
     container.register(IndexerSettings, instance=settings)
+    container.register(ToolSettings, instance=tools or ToolSettings())
+    container.register(Telemetry, NullTelemetry, scope=punq.Scope.singleton)
+    container.register(ToolRegistry, scope=punq.Scope.singleton)
     container.register(Clock, SystemClock, scope=punq.Scope.singleton)
     container.register(IndexProgress, scope=punq.Scope.singleton)
     container.register(SearchPolicy, instance=SearchPolicy.default())
@@ -67,6 +74,7 @@ def sqlite(
     schema: HostSchema | None = None,
     policy: MarkupPolicy = DEFAULT_POLICY,
     settings: IndexerSettings | None = None,
+    tools: ToolSettings | None = None,
     create_host_schema: bool = False,
     overrides: Overrides | None = None,
 ) -> ChatRecall:
@@ -80,7 +88,7 @@ def sqlite(
     if create_host_schema:
         setup.create_reference_schema(database)
     setup.start(database)
-    container = _container(policy, settings or IndexerSettings())
+    container = _container(policy, settings or IndexerSettings(), tools)
     container.register(SqliteDatabase, instance=database)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
     container.register(IndexStore, SqliteFts5IndexStore, scope=punq.Scope.singleton)
@@ -96,11 +104,12 @@ def in_memory(
     database: InMemoryDatabase | None = None,
     policy: MarkupPolicy = DEFAULT_POLICY,
     settings: IndexerSettings | None = None,
+    tools: ToolSettings | None = None,
     overrides: Overrides | None = None,
 ) -> ChatRecall:
     """chat-recall over in-memory adapters that rank exactly as SQLite FTS5; the host
     writes through `recall.host` (an `InMemoryHostStore`)."""
-    container = _container(policy, settings or IndexerSettings())
+    container = _container(policy, settings or IndexerSettings(), tools)
     container.register(InMemoryDatabase, instance=database or InMemoryDatabase())
     container.register(MessageRepo, InMemoryMessageRepo, scope=punq.Scope.singleton)
     container.register(IndexStore, InMemoryIndexStore, scope=punq.Scope.singleton)

@@ -17,8 +17,9 @@ from application.progress import IndexProgress
 from domain.errors import ChatRecallError
 from domain.indexing import build_document, projection_stamp
 from domain.model import IndexBatch, IndexDocument, MessageId
-from domain.ports import Clock, DirtyQueue, IndexStore, MessageRepo
+from domain.ports import Clock, DirtyQueue, IndexStore, MessageRepo, Telemetry
 from domain.projection import MarkupPolicy
+from domain.telemetry import IndexBatchEvent
 
 log = logging.getLogger("chat_recall.indexer")
 
@@ -67,6 +68,7 @@ class Indexer:
     policy: MarkupPolicy
     settings: IndexerSettings
     progress: IndexProgress
+    telemetry: Telemetry
     _batch_size: int = attrs.field(init=False, default=0)
     _prepared: bool = attrs.field(init=False, default=False)
     _thread: threading.Thread | None = attrs.field(init=False, default=None)
@@ -124,7 +126,19 @@ class Indexer:
                     self.progress.end(apps)
             duration = self.clock.monotonic() - started
             self._adapt(duration, full=len(markers) == size)
-            return BatchReport(len(upserts), len(deletes), purged, expanded, duration, size)
+            report = BatchReport(len(upserts), len(deletes), purged, expanded, duration, size)
+            if report.did_work:
+                self.telemetry.emit(
+                    IndexBatchEvent(
+                        duration_ms=duration * 1000,
+                        batch_size=size,
+                        indexed=report.indexed,
+                        deleted=report.deleted,
+                        purged=purged,
+                        backlog_messages=self.dirty.backlog().messages,
+                    )
+                )
+            return report
 
     def _adapt(self, duration: float, *, full: bool) -> None:
         budget = self.settings.batch_budget_seconds

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import attrs
 
 from application.indexer import Indexer
 from application.progress import IndexProgress
-from application.tools.context import CallContext
+from application.tools.context import AgentMode, CallContext
+from application.tools.definitions import ToolDefinition
 from application.tools.read_chat import ReadChat
+from application.tools.registry import ToolOutcome, ToolRegistry
 from application.tools.search_chats import SearchChats
 from domain.model import AppId, ChatId
 from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
@@ -41,15 +44,38 @@ class ChatRecall:
     host: HostWriter
     search_tool: SearchChats
     read_tool: ReadChat
+    registry: ToolRegistry
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
+
+    def tools(self, mode: AgentMode = AgentMode.AGENT) -> list[ToolDefinition]:
+        """The tool definitions to offer the model in `mode` (consent `never` hides one);
+        export each with `.openai()`, `.anthropic()` or `.mcp()`."""
+        return self.registry.offered(mode)
+
+    def call_tool(self, name: str, context: CallContext, arguments: object) -> ToolOutcome:
+        """Run a tool under the host's consent settings: the model's JSON and the card."""
+        return self.registry.call(name, context, arguments)
+
+    async def call_tool_async(
+        self, name: str, context: CallContext, arguments: object
+    ) -> ToolOutcome:
+        """`call_tool` for asyncio hosts: runs in a worker thread, never blocking the
+        event loop."""
+        return await asyncio.to_thread(self.registry.call, name, context, arguments)
 
     def search_chats(self, context: CallContext, arguments: object) -> str:
         """The search_chats tool: JSON text exactly as the agent receives it."""
-        return self.search_tool(context, arguments)
+        return self.call_tool("search_chats", context, arguments).output
+
+    async def search_chats_async(self, context: CallContext, arguments: object) -> str:
+        return (await self.call_tool_async("search_chats", context, arguments)).output
 
     def read_chat(self, context: CallContext, arguments: object) -> str:
         """The read_chat tool: JSON text exactly as the agent receives it."""
-        return self.read_tool(context, arguments)
+        return self.call_tool("read_chat", context, arguments).output
+
+    async def read_chat_async(self, context: CallContext, arguments: object) -> str:
+        return (await self.call_tool_async("read_chat", context, arguments)).output
 
     def status(self, app_id: AppId, current_chat_id: ChatId | None = None) -> IndexStatus:
         pending = self.dirty.pending_in_app(app_id, current_chat_id)

@@ -25,6 +25,13 @@ from domain.model import (
     SourceRow,
 )
 from domain.query import ScopedQuery
+from domain.telemetry import TelemetryEvent
+
+
+class Telemetry(Protocol):
+    """Where content-free events go (see `domain.telemetry`)."""
+
+    def emit(self, event: TelemetryEvent) -> None: ...
 
 
 class Clock(Protocol):

@@ -145,13 +145,17 @@ class ReadChat:
     policy: MarkupPolicy
 
     def __call__(self, context: CallContext, raw_arguments: object) -> str:
+        """The tool's JSON result; every failure is a structured error result."""
         try:
-            arguments = parse_arguments(raw_arguments, ReadChatArguments)
-            return dumps(self.read(context, arguments))
+            return dumps(self.run(context, raw_arguments))
         except ChatRecallError as error:
             return error_result(error)
 
-    def read(self, context: CallContext, arguments: ReadChatArguments) -> object:
+    def run(self, context: CallContext, raw_arguments: object) -> Any:
+        """The result payload; raises ChatRecallError for bad arguments or storage."""
+        return self.read(context, parse_arguments(raw_arguments, ReadChatArguments))
+
+    def read(self, context: CallContext, arguments: ReadChatArguments) -> Any:
         chat = self.repo.chat(context.app_id, arguments.chat_id)
         in_flight = context.message_id if arguments.chat_id == context.chat_id else None
         if arguments.around_message_id is not None:
@@ -192,7 +196,7 @@ class ReadChat:
         arguments: ReadChatArguments,
         before: int,
         after: int,
-    ) -> object:
+    ) -> Any:
         messages = self._messages(window)
         target = arguments.around_message_id
         more_before, more_after = window.has_more_before, window.has_more_after
@@ -230,7 +234,7 @@ class ReadChat:
                 messages, more_after = messages[:-1], True
             truncated = True
 
-    def _page(self, chat: Chat, window: MessageWindow, offset: int, limit: int) -> object:
+    def _page(self, chat: Chat, window: MessageWindow, offset: int, limit: int) -> Any:
         messages = self._messages(window)
         more_after = window.has_more_after
         truncated = False

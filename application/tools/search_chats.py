@@ -8,6 +8,8 @@ index with `index_status: "indexing"` and the coverage so far.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from application.progress import IndexProgress
@@ -103,12 +105,15 @@ class SearchChats:
     def __call__(self, context: CallContext, raw_arguments: object) -> str:
         """The tool's JSON result; every failure is a structured error result."""
         try:
-            arguments = parse_arguments(raw_arguments, SearchChatsArguments)
-            return dumps(self.search(context, arguments))
+            return dumps(self.run(context, raw_arguments))
         except ChatRecallError as error:
             return error_result(error)
 
-    def search(self, context: CallContext, arguments: SearchChatsArguments) -> object:
+    def run(self, context: CallContext, raw_arguments: object) -> Any:
+        """The result payload; raises ChatRecallError for bad arguments or storage."""
+        return self.search(context, parse_arguments(raw_arguments, SearchChatsArguments))
+
+    def search(self, context: CallContext, arguments: SearchChatsArguments) -> Any:
         plan = build_query(arguments.query, morphology=self.policy.morphology)
         self.progress.wait_for(context.app_id, self.wait_seconds)
         pending = self.dirty.pending_in_app(context.app_id, context.chat_id)
@@ -222,7 +227,7 @@ def _match_out(candidate: Candidate, text: str) -> MatchOut:
     )
 
 
-def _within_budget(output: SearchChatsOutput) -> object:
+def _within_budget(output: SearchChatsOutput) -> Any:
     """Drop trailing results (then second matches) until the JSON fits the budget."""
     payload = _payload(output)
     while size(dumps(payload)) > OUTPUT_BUDGET_BYTES and output.results:
@@ -237,7 +242,7 @@ def _within_budget(output: SearchChatsOutput) -> object:
     return payload
 
 
-def _payload(output: SearchChatsOutput) -> object:
+def _payload(output: SearchChatsOutput) -> Any:
     payload = unstructure(output)
     if output.index_coverage is None:
         del payload["index_coverage"]

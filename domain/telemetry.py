@@ -1,0 +1,31 @@
+"""Content-free telemetry events: numbers, states and flags, never queries, titles,
+message text or excerpts."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class ToolCallEvent:
+    tool: str
+    mode: str
+    outcome: str  # "ok" or an error kind
+    duration_ms: float
+    result_count: int
+    index_status: str | None
+    truncated: bool
+    output_bytes: int
+
+
+@attrs.frozen
+class IndexBatchEvent:
+    duration_ms: float
+    batch_size: int
+    indexed: int
+    deleted: int
+    purged: int
+    backlog_messages: int
+
+
+TelemetryEvent = ToolCallEvent | IndexBatchEvent

@@ -1,0 +1,81 @@
+"""Tool definitions: schema snapshots per provider shape (any change shows in review),
+and the schemas agree with what the argument parser accepts."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from adapters import bootstrap
+from application.tools.context import AgentMode, CallContext
+from application.tools.definitions import DEFINITIONS, READ_CHAT, SEARCH_CHATS
+from domain.messages import Role
+
+SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
+
+
+@pytest.mark.parametrize("shape", ["openai", "anthropic", "mcp"])
+def test_exported_schemas_match_their_snapshots(shape: str) -> None:
+    exported = [getattr(definition, shape)() for definition in DEFINITIONS]
+    text = json.dumps(exported, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    snapshot = SNAPSHOTS / f"tools.{shape}.json"
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        snapshot.write_text(text, encoding="utf-8")
+    assert snapshot.read_text(encoding="utf-8") == text, (
+        f"tool schema changed; review it and run UPDATE_SNAPSHOTS=1 pytest {__file__}"
+    )
+
+
+def test_metadata_is_read_only_with_always_consent() -> None:
+    for definition in DEFINITIONS:
+        assert definition.default_consent.value == "always"
+        assert definition.modifies_state is False
+        assert definition.uses_engine_endpoint is False
+        assert definition.mcp()["annotations"]["readOnlyHint"] is True
+        assert "app_id" not in definition.input_schema["properties"]
+        assert definition.input_schema["additionalProperties"] is False
+
+
+def test_descriptions_route_the_model() -> None:
+    assert "code search" in SEARCH_CHATS.description
+    assert "read_chat" in SEARCH_CHATS.description
+    assert "around_message_id" in SEARCH_CHATS.description
+    assert "around_message_id" in READ_CHAT.description
+
+
+def test_consent_previews_match_the_design() -> None:
+    assert SEARCH_CHATS.consent_preview({"query": " auth "}) == (
+        'Search historical chats for this app for "auth" and provide matching excerpts '
+        "to the active AI model."
+    )
+    assert "around message 9" in READ_CHAT.consent_preview({"chat_id": 3, "around_message_id": 9})
+    assert "chat 3" in READ_CHAT.consent_preview({"chat_id": 3})
+
+
+def test_schema_defaults_and_bounds_are_what_the_parser_enforces() -> None:
+    recall = bootstrap.in_memory()
+    chat_id = recall.host.create_chat(1, "t", 1)
+    recall.host.add_message(chat_id, Role.USER, "x", 2)
+    schema = SEARCH_CHATS.input_schema["properties"]
+    limit = schema["limit"]
+    for value, ok in (
+        (limit["minimum"], True),
+        (limit["maximum"], True),
+        (limit["minimum"] - 1, False),
+        (limit["maximum"] + 1, False),
+    ):
+        output = json.loads(recall.search_chats(CallContext(1), {"query": "x", "limit": value}))
+        assert ("error" not in output) is ok
+    read = READ_CHAT.input_schema["properties"]
+    for name in ("before", "after"):
+        for value, ok in ((read[name]["maximum"], True), (read[name]["maximum"] + 1, False)):
+            output = json.loads(
+                recall.read_chat(
+                    CallContext(1), {"chat_id": chat_id, "around_message_id": 1, name: value}
+                )
+            )
+            assert ("error" not in output) is ok
+    assert [d.name for d in recall.tools(AgentMode.AGENT)] == ["search_chats", "read_chat"]
