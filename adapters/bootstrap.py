@@ -76,18 +76,24 @@ def sqlite(
     settings: IndexerSettings | None = None,
     tools: ToolSettings | None = None,
     create_host_schema: bool = False,
+    install: bool = True,
     overrides: Overrides | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
 
     At start: FTS5 and the schema mapping are checked, the derived index is installed or
     upgraded (idempotently), and WAL mode is switched on. With `create_host_schema`, the
-    reference host tables are created first (standalone use).
+    reference host tables are created first (standalone use). With `install=False` the
+    derived index must already be installed (IndexUnavailable otherwise) and nothing is
+    written at start.
     """
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
     if create_host_schema:
         setup.create_reference_schema(database)
-    setup.start(database)
+    if install:
+        setup.start(database)
+    else:
+        setup.verify(database)
     container = _container(policy, settings or IndexerSettings(), tools)
     container.register(SqliteDatabase, instance=database)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)

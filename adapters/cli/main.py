@@ -6,22 +6,28 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from adapters.cli import demo
+from adapters.cli import commands, demo
+from domain.errors import ChatRecallError
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="chat-recall", description="Recall what was said in an app's earlier chats."
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo.register(commands)
+    subcommands = parser.add_subparsers(dest="command", required=True)
+    demo.register(subcommands)
+    commands.register(subcommands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = build_parser().parse_args(argv)
-    handler = arguments.handler
-    result: int = handler(arguments)
+    try:
+        result: int = arguments.handler(arguments)
+    except ChatRecallError as error:
+        return commands.report_error(error)
+    except KeyboardInterrupt:
+        return 130
     return result
 
 

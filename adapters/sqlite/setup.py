@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import attrs
 
 from adapters.sqlite import migrations
 from adapters.sqlite.database import SqliteDatabase, check_fts5
 from adapters.sqlite.schema import REFERENCE_HOST_DDL
+from domain.errors import IndexUnavailable
 
 
 @attrs.frozen
@@ -35,6 +38,25 @@ def start(database: SqliteDatabase) -> InstallReport:
             0
         ]
     return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty))
+
+
+def verify(database: SqliteDatabase) -> int:
+    """Read-only start: FTS5, the schema mapping, and an installed derived index.
+    Returns the installed schema version."""
+    with database.reading() as connection:
+        check_fts5_readonly(connection)
+        database.schema.verify(connection)
+        version = migrations.schema_version(connection)
+    if version == 0:
+        raise IndexUnavailable("chat-recall is not installed in this database (run install)")
+    return version
+
+
+def check_fts5_readonly(connection: sqlite3.Connection) -> None:
+    """The FTS5 check without creating anything: the compile options name it."""
+    options = {row[0] for row in connection.execute("PRAGMA compile_options")}
+    if "ENABLE_FTS5" not in options:
+        check_fts5(connection)
 
 
 def uninstall(database: SqliteDatabase) -> list[str]:
