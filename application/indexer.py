@@ -44,6 +44,7 @@ class BatchReport:
     chats_expanded: int = 0
     duration_seconds: float = 0.0
     batch_size: int = 0
+    projection_seconds: float = 0.0  # of duration_seconds: building documents (domain)
 
     @property
     def did_work(self) -> bool:
@@ -110,6 +111,7 @@ class Indexer:
             rows = {row.message.id: row for row in self.repo.source_rows([m.id for m in markers])}
             upserts: list[IndexDocument] = []
             deletes: list[MessageId] = []
+            projecting = self.clock.monotonic()
             for marker in markers:
                 row = rows.get(marker.id)
                 document = None if row is None else build_document(row, self.policy)
@@ -117,6 +119,7 @@ class Indexer:
                     deletes.append(marker.id)
                 else:
                     upserts.append(document)
+            projection = self.clock.monotonic() - projecting
             apps = {document.app_id for document in upserts}
             if markers:
                 self.progress.begin(apps)
@@ -126,7 +129,9 @@ class Indexer:
                     self.progress.end(apps)
             duration = self.clock.monotonic() - started
             self._adapt(duration, full=len(markers) == size)
-            report = BatchReport(len(upserts), len(deletes), purged, expanded, duration, size)
+            report = BatchReport(
+                len(upserts), len(deletes), purged, expanded, duration, size, projection
+            )
             if report.did_work:
                 self.telemetry.emit(
                     IndexBatchEvent(

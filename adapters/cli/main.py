@@ -28,6 +28,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return commands.report_error(error)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into a command that stopped reading
+        sys.stderr.close()
+        return 0
     return result
 
 

@@ -31,7 +31,7 @@ from domain.projection.text import clip_chars
 from domain.query import ScopedQuery
 from domain.search.excerpt import excerpt, matched_tokens
 from domain.search.query_builder import QueryPlan, build_query
-from domain.search.ranking import RankedMatch, SearchPolicy, adjust, group
+from domain.search.ranking import RankedMatch, SearchPolicy, adjust, group, shortlist
 from domain.text import reading_text
 
 OUTPUT_BUDGET_BYTES = 12 * 1024
@@ -141,7 +141,7 @@ class SearchChats:
             self.policy.window,
             self.policy.weights,
         )
-        candidates = self.index.search(query)
+        candidates = shortlist(self.index.search(query), self.policy, limit)
         if not candidates:
             return []
         texts = {

@@ -8,27 +8,19 @@ from __future__ import annotations
 
 from domain.projection.text import collapse_whitespace
 from domain.text import reading_text
-from domain.text.unicode61 import fold, token_spans
+from domain.text.unicode61 import find_tokens
 
 ELLIPSIS = "…"
 
 
 def matched_tokens(index_text: str, wanted: frozenset[str]) -> frozenset[str]:
-    return frozenset(
-        token
-        for start, end in token_spans(index_text)
-        if (token := fold(index_text[start:end])) in wanted
-    )
+    return frozenset(token for _, _, token in find_tokens(index_text, wanted))
 
 
 def excerpt(index_text: str, wanted: frozenset[str], max_chars: int) -> str:
     """About `max_chars` characters around the densest cluster of wanted tokens (the
     start of the text when none is found)."""
-    hits = [
-        (start, end, token)
-        for start, end in token_spans(index_text)
-        if (token := fold(index_text[start:end])) in wanted
-    ]
+    hits = find_tokens(index_text, wanted)
     if not hits:
         return _cut(index_text, 0, max_chars)
     best = (0, -1, 0)  # (distinct terms, -start, index of first hit)

@@ -97,3 +97,27 @@ def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[
             groups.append(ChatGroup(chat_id, tuple(kept)))
     groups.sort(key=lambda g: (g.best_bm25, -g.latest_match_at, g.chat_id))
     return groups[:limit]
+
+
+PER_CHAT_SHORTLIST = 8
+
+
+def shortlist(candidates: list[Candidate], policy: SearchPolicy, limit: int) -> list[Candidate]:
+    """The candidates worth reading text for: those of the best chats by text-free
+    adjusted bm25 (twice `limit` chats when a coverage boost may reorder them), at most
+    PER_CHAT_SHORTLIST per chat. Text work then scales with the output, not the window."""
+    ordered = sorted(
+        candidates, key=lambda c: (adjust(c, 0.0, policy), -c.created_at, c.message_id)
+    )
+    chats = limit * 2 if policy.coverage_weight else limit
+    per_chat: dict[ChatId, int] = {}
+    chosen = []
+    for candidate in ordered:
+        taken = per_chat.get(candidate.chat_id)
+        if taken is None and len(per_chat) >= chats:
+            continue
+        if taken is not None and taken >= PER_CHAT_SHORTLIST:
+            continue
+        per_chat[candidate.chat_id] = (taken or 0) + 1
+        chosen.append(candidate)
+    return chosen

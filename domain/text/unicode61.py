@@ -8,6 +8,7 @@ a run that folds to nothing is not a token (FTS5 skips empty tokens too).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from domain.text.unicode61_table import FOLDS, TOKEN_RANGES
@@ -22,13 +23,37 @@ def _character_class(ranges: tuple[tuple[int, int], ...]) -> str:
     return "[" + "".join(parts) + "]+"
 
 
-_TOKEN_RUN = re.compile(_character_class(TOKEN_RANGES))
+_TOKEN_CLASS = _character_class(TOKEN_RANGES)[:-1]  # without the trailing "+"
+_TOKEN_RUN = re.compile(_TOKEN_CLASS + "+")
 _FOLD_TABLE: dict[int, str] = dict(FOLDS)
+
+# Every fold is one character or none; folding a dropped character to NUL instead keeps
+# offsets, so spans found in the folded text are spans of the original. NUL never occurs
+# in index text (sanitised away) and counts as part of a token at the boundaries.
+_DROPPED = "\x00"
+_SAME_LENGTH_FOLD: dict[int, str] = {point: text or _DROPPED for point, text in FOLDS.items()}
+_BOUNDARY_CLASS = _TOKEN_CLASS[:-1] + _DROPPED + "]"
 
 
 def fold(text: str) -> str:
     """Case folding and diacritic removal, code point by code point."""
     return text.translate(_FOLD_TABLE)
+
+
+@functools.lru_cache(maxsize=256)
+def _occurrence_pattern(tokens: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(token) for token in sorted(tokens, key=len, reverse=True))
+    return re.compile(f"(?<!{_BOUNDARY_CLASS})(?:{alternatives})(?!{_BOUNDARY_CLASS})")
+
+
+def find_tokens(text: str, tokens: frozenset[str]) -> list[tuple[int, int, str]]:
+    """(start, end, folded token) of every whole-token occurrence of `tokens` in `text`,
+    found by one regular-expression scan over a same-length folding of the text."""
+    if not tokens:
+        return []
+    folded = text.translate(_SAME_LENGTH_FOLD)
+    pattern = _occurrence_pattern(tuple(sorted(tokens)))
+    return [(match.start(), match.end(), match.group()) for match in pattern.finditer(folded)]
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
