@@ -8,6 +8,8 @@ from adapters.sqlite.database import SqliteDatabase
 from adapters.sqlite.migrations import DIRTY_CHATS, DIRTY_MESSAGES, PURGE, mark_all_messages_dirty
 from domain.model import AppId, Backlog, ChatId, DirtyMarker
 
+MARK_CHUNK = 20_000
+
 
 @attrs.define
 class SqliteDirtyQueue:
@@ -47,8 +49,19 @@ class SqliteDirtyQueue:
             return max(cursor.rowcount, 0)
 
     def mark_all_messages(self) -> int:
-        with self.database.writing() as connection:
-            return mark_all_messages_dirty(connection, self.database.schema, replace=True)
+        """In chunks of MARK_CHUNK ids, each its own short transaction, so host writes
+        never wait long for the lock."""
+        marked = 0
+        after = None
+        while True:
+            with self.database.writing() as connection:
+                chunk = mark_all_messages_dirty(
+                    connection, self.database.schema, replace=True, after=after, limit=MARK_CHUNK
+                )
+            if chunk is None:
+                return marked
+            count, after = chunk
+            marked += count
 
     def backlog(self) -> Backlog:
         with self.database.reading() as connection:

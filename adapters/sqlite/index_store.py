@@ -48,16 +48,55 @@ class SqliteFts5IndexStore:
     # -- writing -----------------------------------------------------------------------
 
     def apply(self, batch: IndexBatch) -> None:
+        """Set-based: one lookup finds which ids already have a document anywhere; only
+        those are removed; inserts go per app table with executemany."""
+        ids = [*batch.deletes, *(document.message_id for document in batch.upserts)]
         with self.database.writing() as connection:
-            for message_id in batch.deletes:
+            for message_id in self._existing(connection, ids):
                 self._remove(connection, message_id)
+            by_app: dict[AppId, list[IndexDocument]] = {}
             for document in batch.upserts:
-                self._remove(connection, document.message_id)
-                self._insert(connection, document)
+                by_app.setdefault(document.app_id, []).append(document)
+            for app_id, documents in by_app.items():
+                table = quote(self._ensure_table(connection, app_id))
+                connection.executemany(
+                    f"INSERT INTO {table}(rowid, title, body, chat_ref) VALUES (?, ?, ?, ?)",
+                    [(d.message_id, d.title, d.body, chat_ref(d.chat_id)) for d in documents],
+                )
+                connection.executemany(
+                    f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
+                    "is_compaction_summary, projection_truncated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            d.message_id,
+                            d.app_id,
+                            d.chat_id,
+                            d.role.value,
+                            d.created_at,
+                            int(d.is_compaction_summary),
+                            int(d.projection_truncated),
+                        )
+                        for d in documents
+                    ],
+                )
             connection.executemany(
                 f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
                 [(marker.id, marker.seq) for marker in batch.cleared],
             )
+
+    def _existing(self, connection: sqlite3.Connection, ids: list[MessageId]) -> set[MessageId]:
+        found: set[MessageId] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for table in (DOCS, PURGE):
+                found.update(
+                    row[0]
+                    for row in connection.execute(
+                        f"SELECT message_id FROM {table} WHERE message_id IN ({marks})", chunk
+                    )
+                )
+        return found
 
     def _remove(self, connection: sqlite3.Connection, message_id: MessageId) -> None:
         """Drop a document wherever it is: visible (docs) or awaiting purge."""
@@ -75,26 +114,6 @@ class SqliteFts5IndexStore:
                 )
         connection.execute(f"DELETE FROM {DOCS} WHERE message_id = ?", (message_id,))
         connection.execute(f"DELETE FROM {PURGE} WHERE message_id = ?", (message_id,))
-
-    def _insert(self, connection: sqlite3.Connection, document: IndexDocument) -> None:
-        table = self._ensure_table(connection, document.app_id)
-        connection.execute(
-            f"INSERT INTO {quote(table)}(rowid, title, body, chat_ref) VALUES (?, ?, ?, ?)",
-            (document.message_id, document.title, document.body, chat_ref(document.chat_id)),
-        )
-        connection.execute(
-            f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
-            "is_compaction_summary, projection_truncated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                document.message_id,
-                document.app_id,
-                document.chat_id,
-                document.role.value,
-                document.created_at,
-                int(document.is_compaction_summary),
-                int(document.projection_truncated),
-            ),
-        )
 
     def _table_exists(self, connection: sqlite3.Connection, app_id: AppId) -> bool:
         if app_id in self._known_tables:

@@ -96,21 +96,39 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection, HostSchema], None]] = {1: _m
 
 
 def mark_all_messages_dirty(
-    connection: sqlite3.Connection, schema: HostSchema, *, replace: bool
-) -> int:
-    """Mark every host message dirty (backfill, or a projection change)."""
+    connection: sqlite3.Connection,
+    schema: HostSchema,
+    *,
+    replace: bool,
+    after: int | None = None,
+    limit: int | None = None,
+) -> tuple[int, int] | None:
+    """Mark host messages dirty (backfill, or a projection change), all of them or the
+    next `limit` ids after `after`. Returns (marked, last id), or None when none were
+    left."""
     s = schema
     verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+    mid = s.q("message_id")
+    where = "" if after is None else f"WHERE m.{mid} > {int(after)}"
+    bound = "" if limit is None else f"LIMIT {int(limit)}"
+    last = connection.execute(
+        f"SELECT max({mid}) FROM (SELECT m.{mid} FROM {s.q('messages')} AS m {where} "
+        f"ORDER BY m.{mid} {bound})"
+    ).fetchone()[0]
+    if last is None:
+        return None
+    upper = f"m.{mid} <= {int(last)}"
     cursor = connection.execute(
         f"""
         {verb} INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id)
-        SELECT m.{s.q("message_id")}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")}
+        SELECT m.{mid}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")}
         FROM {s.q("messages")} AS m
         LEFT JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
-        ORDER BY m.{s.q("message_id")}
+        {where + " AND " + upper if where else "WHERE " + upper}
+        ORDER BY m.{mid}
         """
     )
-    return cursor.rowcount
+    return cursor.rowcount, int(last)
 
 
 def _hide(where: str) -> str:
