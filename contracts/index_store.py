@@ -161,3 +161,14 @@ class IndexStoreContract(HarnessLifecycle):
                 else:
                     assert candidate.bm25 <= 0.0
             assert [c.bm25 for c in found] == sorted(c.bm25 for c in found)
+
+    def test_merging_segments_changes_no_result(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        for index in range(12):
+            seed_chat(recall.host, 1, f"c{index}", [(USER, f"merge words {index}")])
+            recall.indexer.run_batch()
+        before = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), 1))
+        recall.index.merge_segments(10_000)
+        after = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), 1))
+        assert after == before
+        assert len(after) == 12

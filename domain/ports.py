@@ -165,6 +165,11 @@ class IndexStore(Protocol):
         """Remove documents whose source message is gone. Returns how many."""
         ...
 
+    def merge_segments(self, pages: int) -> None:
+        """A bounded step of index maintenance after writes (FTS5: an incremental merge
+        of about `pages` pages in each table written since the last step)."""
+        ...
+
     def search(self, query: ScopedQuery) -> list[Candidate]:
         """The best `query.window` visible candidates of one app by (bm25, message id),
         the excluded chat left out inside the storage query."""

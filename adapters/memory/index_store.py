@@ -84,6 +84,9 @@ class InMemoryIndexStore:
                         stray += 1
             return len(orphans) + stray
 
+    def merge_segments(self, pages: int) -> None:
+        return None  # an inverted index in memory has no segments
+
     def search(self, query: ScopedQuery) -> list[Candidate]:
         db = self.database
         with db.lock:

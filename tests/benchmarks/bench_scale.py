@@ -62,7 +62,7 @@ def timed(function: Any, repeats: int) -> list[float]:
 
 def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
     started = time.perf_counter()
-    projection = storage = longest = 0.0
+    projection = storage = longest = longest_merge = 0.0
     indexed = batches = 0
     rss_samples = []
     next_sample = 0.25
@@ -73,6 +73,7 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         projection += report.projection_seconds
         storage += report.duration_seconds - report.projection_seconds
         longest = max(longest, report.duration_seconds)
+        longest_merge = max(longest_merge, report.merge_seconds)
         if indexed >= next_sample * total:
             rss_samples.append(round(current_rss_mb(), 1))
             next_sample += 0.25
@@ -87,6 +88,7 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         "storage_messages_per_second": round(indexed / storage) if storage else None,
         "batches": batches,
         "longest_batch_ms": round(longest * 1000, 1),
+        "longest_merge_step_ms": round(longest_merge * 1000, 1),
         "rss_mb_at_25_50_75_100_percent": rss_samples,
     }
 
