@@ -17,11 +17,6 @@ class Role(enum.Enum):
     def values(cls) -> tuple[str, ...]:
         return tuple(role.value for role in cls)
 
-    @classmethod
-    def parse(cls, value: str) -> Role:
-        """Map a stored role string to a role; raises ValueError for any other value."""
-        return cls(value)
-
 
 @attrs.frozen
 class MessageText:

@@ -48,5 +48,3 @@ SAMPLE_APPS: dict[int, list[tuple[str, tuple[MessageText, ...]]]] = {
     1: [("Authentication setup", AUTH_CHAT), ("Billing", BILLING_CHAT)],
     2: [("Another app", OTHER_APP_CHAT)],
 }
-
-SAMPLE_MESSAGES: tuple[MessageText, ...] = AUTH_CHAT + BILLING_CHAT
