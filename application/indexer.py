@@ -23,6 +23,8 @@ from domain.telemetry import IndexBatchEvent
 
 log = logging.getLogger("chat_recall.indexer")
 
+BACKLOG_RECOUNT = 100
+
 
 @attrs.frozen
 class IndexerSettings:
@@ -73,6 +75,10 @@ class Indexer:
     progress: IndexProgress
     telemetry: Telemetry
     _batch_size: int = attrs.field(init=False, default=0)
+    # Telemetry's backlog figure: counted exactly at start and every BACKLOG_RECOUNT
+    # batches, estimated in between (an exact count scans the marker table).
+    _backlog_estimate: int = attrs.field(init=False, default=0)
+    _batches_since_count: int = attrs.field(init=False, default=0)
     _prepared: bool = attrs.field(init=False, default=False)
     _thread: threading.Thread | None = attrs.field(init=False, default=None)
     _wake: threading.Event = attrs.field(init=False, factory=threading.Event)
@@ -148,10 +154,19 @@ class Indexer:
                         indexed=report.indexed,
                         deleted=report.deleted,
                         purged=purged,
-                        backlog_messages=self.dirty.backlog().messages,
+                        backlog_messages=self._backlog_after(len(markers)),
                     )
                 )
             return report
+
+    def _backlog_after(self, processed: int) -> int:
+        self._batches_since_count += 1
+        if self._batches_since_count >= BACKLOG_RECOUNT or self._backlog_estimate < processed:
+            self._backlog_estimate = self.dirty.backlog().messages
+            self._batches_since_count = 0
+        else:
+            self._backlog_estimate -= processed
+        return self._backlog_estimate
 
     def _adapt(self, duration: float, *, full: bool) -> None:
         budget = self.settings.batch_budget_seconds

@@ -62,7 +62,7 @@ def timed(function: Any, repeats: int) -> list[float]:
 
 def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
     started = time.perf_counter()
-    projection = storage = longest = longest_merge = 0.0
+    projection = storage = merging = longest = longest_merge = 0.0
     indexed = batches = 0
     rss_samples = []
     next_sample = 0.25
@@ -74,6 +74,7 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         storage += report.duration_seconds - report.projection_seconds
         longest = max(longest, report.duration_seconds)
         longest_merge = max(longest_merge, report.merge_seconds)
+        merging += report.merge_seconds
         if indexed >= next_sample * total:
             rss_samples.append(round(current_rss_mb(), 1))
             next_sample += 0.25
@@ -89,6 +90,7 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         "batches": batches,
         "longest_batch_ms": round(longest * 1000, 1),
         "longest_merge_step_ms": round(longest_merge * 1000, 1),
+        "merge_seconds": round(merging, 2),
         "rss_mb_at_25_50_75_100_percent": rss_samples,
     }
 
@@ -237,7 +239,8 @@ def print_table(results: dict[str, Any]) -> None:
         f"backfill: {backfill_['messages_per_second']:,} msg/s overall "
         f"(projection {backfill_['projection_messages_per_second']:,}/s, "
         f"storage {backfill_['storage_messages_per_second']:,}/s), "
-        f"longest batch {backfill_['longest_batch_ms']} ms, "
+        f"longest batch {backfill_['longest_batch_ms']} ms "
+        f"(merge step {backfill_['longest_merge_step_ms']} ms), "
         f"RSS {backfill_['rss_mb_at_25_50_75_100_percent']} MB"
     )
     print(f"{'search class':20} {'matches':>8} {'median':>8} {'p95':>8} {'floor':>8} {'ratio':>6}")
