@@ -18,15 +18,7 @@ import attrs
 
 from application.tools.arguments import parse_arguments
 from application.tools.context import CallContext
-from application.tools.output import (
-    ARCHIVAL_NOTICE,
-    dumps,
-    error_result,
-    iso_time,
-    size,
-    unstructure,
-)
-from domain.errors import ChatRecallError
+from application.tools.output import ARCHIVAL_NOTICE, dumps, iso_time, size, unstructure
 from domain.model import Chat, MessageWindow, StoredMessage
 from domain.ports import MessageRepo
 from domain.projection import MarkupPolicy, project_for_read
@@ -143,13 +135,6 @@ class ReadChatOutput:
 class ReadChat:
     repo: MessageRepo
     policy: MarkupPolicy
-
-    def __call__(self, context: CallContext, raw_arguments: object) -> str:
-        """The tool's JSON result; every failure is a structured error result."""
-        try:
-            return dumps(self.run(context, raw_arguments))
-        except ChatRecallError as error:
-            return error_result(error)
 
     def run(self, context: CallContext, raw_arguments: object) -> Any:
         """The result payload; raises ChatRecallError for bad arguments or storage."""

@@ -15,15 +15,7 @@ import attrs
 from application.progress import IndexProgress
 from application.tools.arguments import parse_arguments
 from application.tools.context import CallContext
-from application.tools.output import (
-    ARCHIVAL_NOTICE,
-    dumps,
-    error_result,
-    iso_time,
-    size,
-    unstructure,
-)
-from domain.errors import ChatRecallError
+from application.tools.output import ARCHIVAL_NOTICE, dumps, iso_time, size, unstructure
 from domain.messages import Role
 from domain.model import Candidate, DocumentText, MessageId
 from domain.ports import DirtyQueue, IndexStore, MessageRepo
@@ -101,13 +93,6 @@ class SearchChats:
     progress: IndexProgress
     policy: SearchPolicy = attrs.field(factory=SearchPolicy.default)
     wait_seconds: float = DEFAULT_WAIT_SECONDS
-
-    def __call__(self, context: CallContext, raw_arguments: object) -> str:
-        """The tool's JSON result; every failure is a structured error result."""
-        try:
-            return dumps(self.run(context, raw_arguments))
-        except ChatRecallError as error:
-            return error_result(error)
 
     def run(self, context: CallContext, raw_arguments: object) -> Any:
         """The result payload; raises ChatRecallError for bad arguments or storage."""

@@ -7,8 +7,6 @@ matches) and chat MRR, per query kind, for the design's baseline and each improv
 
 from __future__ import annotations
 
-import json
-
 import attrs
 
 from adapters import bootstrap
@@ -61,7 +59,7 @@ def evaluate(
     tool = SearchChats(recall.repo, recall.index, recall.dirty, recall.progress, policy)
     rows: dict[str, list[tuple[int, int, int, float]]] = {"nl": [], "keyword": []}
     for app_id, query in QUERIES:
-        output = json.loads(tool(CallContext(app_id), {"query": query.query}))
+        output = tool.run(CallContext(app_id), {"query": query.query})
         chats = [r["chat_id"] for r in output["results"]]
         returned = {m["message_id"] for r in output["results"] for m in r["matches"]}
         gold_chat = chat_ids[query.chat]
