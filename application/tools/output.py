@@ -36,5 +36,6 @@ def iso_time(unix_seconds: int) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-def error_result(error: ChatRecallError) -> str:
-    return dumps({"error": {"kind": error.kind, "message": str(error)}})
+def error_payload(error: ChatRecallError) -> dict[str, dict[str, str]]:
+    """The structured error result every tool failure becomes."""
+    return {"error": {"kind": error.kind, "message": str(error)}}

@@ -12,7 +12,7 @@ import attrs
 from application.cards import CardBuilder
 from application.tools.context import AgentMode, CallContext
 from application.tools.definitions import DEFINITIONS, Consent, ToolDefinition
-from application.tools.output import dumps, size
+from application.tools.output import dumps, error_payload, size
 from application.tools.read_chat import ReadChat
 from application.tools.search_chats import SearchChats
 from domain.errors import ChatRecallError
@@ -98,7 +98,7 @@ class ToolRegistry:
             payload = runner.run(context, arguments)
             outcome = "ok"
         except ChatRecallError as error:
-            payload = {"error": {"kind": error.kind, "message": str(error)}}
+            payload = error_payload(error)
             outcome = error.kind
         output = dumps(payload)
         cards = CardBuilder(self.settings.card_prefix)
