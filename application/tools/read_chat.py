@@ -22,7 +22,7 @@ from application.tools.output import ARCHIVAL_NOTICE, dumps, iso_time, size, uns
 from domain.model import Chat, MessageWindow, StoredMessage
 from domain.ports import MessageRepo
 from domain.projection import MarkupPolicy, project_for_read
-from domain.projection.text import cap_utf8, clip_chars
+from domain.projection.text import cap_utf8, clip_chars, valid_unicode
 
 OUTPUT_BUDGET_BYTES = 20 * 1024
 MESSAGE_BUDGET_BYTES = 4 * 1024
@@ -266,7 +266,7 @@ class ReadChat:
         output = ReadChatOutput(
             chat=ChatMeta(
                 chat_id=chat.id,
-                title=clip_chars(chat.title, TITLE_CHARS) if chat.title else None,
+                title=clip_chars(valid_unicode(chat.title), TITLE_CHARS) if chat.title else None,
                 created_at=iso_time(chat.created_at),
             ),
             mode=mode,

@@ -25,6 +25,7 @@ from domain.search.excerpt import excerpt, matched_tokens
 from domain.search.query_builder import QueryPlan, build_query
 from domain.search.ranking import RankedMatch, SearchPolicy, adjust, group, shortlist
 from domain.text import reading_text
+from domain.text.segment import sanitize
 
 OUTPUT_BUDGET_BYTES = 12 * 1024
 DEFAULT_WAIT_SECONDS = 0.25
@@ -32,7 +33,9 @@ TITLE_CHARS = 200
 
 
 def _query(value: str) -> str:
-    return value.strip()
+    """Trimmed, and safe to echo: lone surrogates (unencodable as UTF-8) and control
+    characters never reach the output."""
+    return sanitize(value).strip()
 
 
 def _query_length(instance: object, attribute: object, value: str) -> None:

@@ -18,7 +18,13 @@ import attrs
 from domain.messages import MessageText, Role
 from domain.projection.policy import DEFAULT_POLICY, BodyRule, MarkupPolicy, TagClass
 from domain.projection.scanner import Block, Prose, Segment, parse_attributes, scan
-from domain.projection.text import cap_utf8, clip_chars, collapse_whitespace, tidy_lines
+from domain.projection.text import (
+    cap_utf8,
+    clip_chars,
+    collapse_whitespace,
+    tidy_lines,
+    valid_unicode,
+)
 
 # Bump whenever projection output changes for the same input and policy: the derived
 # index is rebuilt in the background when the stored version differs.
@@ -73,7 +79,7 @@ def _project(message: MessageText, policy: MarkupPolicy, mode: ProjectionMode) -
     else:
         raw = "\n".join(_render(scan(message.content, policy), mode))
     normalise = collapse_whitespace if mode is ProjectionMode.SEARCH else tidy_lines
-    return Projection.bounded(normalise(raw))
+    return Projection.bounded(normalise(valid_unicode(raw)))
 
 
 def _render(segments: tuple[Segment, ...], mode: ProjectionMode) -> Iterator[str]:

@@ -8,6 +8,12 @@ _HORIZONTAL_RUN = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n{3,}")
 
 TRUNCATION_MARKER = " […] "
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """Lone surrogates (which no UTF-8 output can carry) become U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def collapse_whitespace(text: str) -> str:

@@ -269,3 +269,11 @@ def test_any_read_is_bounded_ordered_contiguous_and_same_app(
         assert output["has_more_after"] == (start + len(returned) < len(message_ids))
     if "around_message_id" in arguments:
         assert arguments["around_message_id"] in returned
+
+
+def test_unencodable_text_never_reaches_the_output() -> None:
+    recall = bootstrap.in_memory()
+    chat_id, _ = chat(recall, 1, "bad \ud800 title", ["lone \udfff surrogate \x00 and NUL"])
+    raw = recall.read_chat(CallContext(1), {"chat_id": chat_id})
+    raw.encode("utf-8")  # would raise on a lone surrogate
+    assert "\ufffd" in json.loads(raw)["messages"][0]["text"]

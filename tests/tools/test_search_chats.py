@@ -311,11 +311,36 @@ chat(_memory, 1, "Seed", ["alpha beta gamma", "NEAR AND OR", "認証"])
 _memory.indexer.run_until_idle()
 
 
+any_character = st.characters(exclude_categories=())  # surrogates, controls, NUL included
+tricky = st.sampled_from(
+    [
+        '"',
+        "NEAR(",
+        "AND",
+        "OR",
+        "NOT",
+        "*",
+        "^",
+        ":",
+        "{",
+        "}",
+        "\x00",
+        "\u202e",
+        "\u200f",
+        "😀",
+        "\ud800",
+        "認証",
+        "ü",
+        " ",
+    ]
+)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(max_size=500))
+@given(st.one_of(st.text(any_character, max_size=500), st.lists(tricky, max_size=60).map("".join)))
 def test_any_string_gives_valid_json_within_budget_or_a_structured_error(query: str) -> None:
     raw = _memory.search_chats(CallContext(1), {"query": query})
-    assert len(raw.encode("utf-8", errors="surrogatepass")) <= OUTPUT_BUDGET_BYTES
+    assert len(raw.encode("utf-8")) <= OUTPUT_BUDGET_BYTES  # strict: no lone surrogate
     output = json.loads(raw)
     assert ("error" in output and output["error"]["kind"] == "invalid_arguments") or (
         "results" in output
