@@ -156,4 +156,4 @@ class BothAdapters(RuleBasedStateMachine):
 
 
 TestBothAdapters = BothAdapters.TestCase
-TestBothAdapters.settings = settings(max_examples=25, stateful_step_count=30, deadline=None)
+TestBothAdapters.settings = settings(max_examples=50, stateful_step_count=30, deadline=None)

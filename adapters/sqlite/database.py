@@ -47,7 +47,9 @@ class SqliteDatabase:
 
     `path` is a file path, or None for a database that lives only in `shared` (an
     in-memory database a host passed in): then every role uses that one connection,
-    serialised by a lock, and reads are not separated from writes.
+    serialised by a lock, and reads are not separated from writes. That connection is
+    switched to autocommit (`isolation_level = None`) so chat-recall controls its own
+    transactions. For a file database a host's connection only tells where the file is.
     """
 
     path: Path | None

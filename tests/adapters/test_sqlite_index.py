@@ -265,3 +265,17 @@ def test_the_transcript_column_is_never_selected(tmp_path: Path) -> None:
     assert "TRANSCRIPTSENTINEL" not in repr(window)
     recall.close()
     database.close()
+
+
+def test_a_host_can_pass_its_open_connection(tmp_path: Path) -> None:
+    from application.tools.context import CallContext
+
+    for connection in (sqlite3.connect(tmp_path / "open.db"), sqlite3.connect(":memory:")):
+        recall = bootstrap.sqlite(connection, create_host_schema=True)
+        chat_id = recall.host.create_chat(1, "Open", 1)
+        recall.host.add_message(chat_id, Role.USER, "connection words", 2)
+        recall.indexer.run_until_idle()
+        output = recall.search_chats(CallContext(1), {"query": "connection"})
+        assert '"chat_id":' in output
+        assert search(recall, "connection") != []
+        recall.close()
