@@ -23,7 +23,14 @@ from domain.projection.text import clip_chars
 from domain.query import ScopedQuery
 from domain.search.excerpt import excerpt, matched_tokens
 from domain.search.query_builder import QueryPlan, build_query
-from domain.search.ranking import RankedMatch, SearchPolicy, adjust, group, shortlist
+from domain.search.ranking import (
+    RankedMatch,
+    RecencyScale,
+    SearchPolicy,
+    adjust,
+    group,
+    shortlist,
+)
 from domain.text import reading_text
 from domain.text.segment import sanitize
 
@@ -129,7 +136,9 @@ class SearchChats:
             self.policy.window,
             self.policy.weights,
         )
-        candidates = shortlist(self.index.search(query), self.policy, limit)
+        window = self.index.search(query)
+        recency = RecencyScale.of(window)
+        candidates = shortlist(window, self.policy, limit, recency)
         if not candidates:
             return []
         texts = {
@@ -147,7 +156,7 @@ class SearchChats:
             matches.append(
                 RankedMatch(
                     candidate,
-                    adjust(candidate, coverage, self.policy),
+                    adjust(candidate, coverage, self.policy, recency),
                     terms,
                     excerpt(document.body, wanted, self.policy.excerpt_chars),
                 )

@@ -25,6 +25,10 @@ class SearchPolicy:
     # A user message that matches brings the reply that follows it, ranked with it:
     # questions restate the query's words, answers hold the decision.
     answer_evidence: bool = True
+    # bm25 * (1 + weight * recency), recency 0 for the oldest candidate of the window and
+    # 1 for the newest: a later decision edges out the one it superseded, while a rare
+    # old match still beats common new ones (its bm25 is several times larger).
+    recency_weight: float = 0.2
 
     @classmethod
     def default(cls) -> SearchPolicy:
@@ -32,7 +36,29 @@ class SearchPolicy:
 
     @classmethod
     def design_baseline(cls) -> SearchPolicy:
-        return cls(morphology=False, coverage_weight=0.0, answer_evidence=False)
+        return cls(morphology=False, coverage_weight=0.0, answer_evidence=False, recency_weight=0.0)
+
+
+@attrs.frozen
+class RecencyScale:
+    """Where a message's time falls between the oldest and newest candidate, 0..1."""
+
+    oldest: int = 0
+    newest: int = 0
+
+    @classmethod
+    def of(cls, candidates: list[Candidate]) -> RecencyScale:
+        if not candidates:
+            return cls()
+        times = [candidate.created_at for candidate in candidates]
+        return cls(min(times), max(times))
+
+    def fraction(self, created_at: int) -> float:
+        if self.newest <= self.oldest:
+            return 0.0
+        return (min(max(created_at, self.oldest), self.newest) - self.oldest) / (
+            self.newest - self.oldest
+        )
 
 
 @attrs.frozen
@@ -57,10 +83,17 @@ class ChatGroup:
         return max(match.candidate.created_at for match in self.matches)
 
 
-def adjust(candidate: Candidate, coverage: float, policy: SearchPolicy) -> float:
-    """The candidate's bm25 after the coverage boost and the compaction penalty. bm25 is
-    negative for matches, so multiplying by more than 1 makes it better."""
+def adjust(
+    candidate: Candidate,
+    coverage: float,
+    policy: SearchPolicy,
+    recency: RecencyScale = RecencyScale(),
+) -> float:
+    """The candidate's bm25 after the coverage and recency boosts and the compaction
+    penalty. bm25 is negative for matches, so multiplying by more than 1 makes it
+    better."""
     score = candidate.bm25 * (1.0 + policy.coverage_weight * coverage)
+    score *= 1.0 + policy.recency_weight * recency.fraction(candidate.created_at)
     if candidate.is_compaction_summary:
         score *= policy.compaction_factor
     return score
@@ -102,12 +135,17 @@ def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[
 PER_CHAT_SHORTLIST = 8
 
 
-def shortlist(candidates: list[Candidate], policy: SearchPolicy, limit: int) -> list[Candidate]:
+def shortlist(
+    candidates: list[Candidate],
+    policy: SearchPolicy,
+    limit: int,
+    recency: RecencyScale = RecencyScale(),
+) -> list[Candidate]:
     """The candidates worth reading text for: those of the best chats by text-free
     adjusted bm25 (twice `limit` chats when a coverage boost may reorder them), at most
     PER_CHAT_SHORTLIST per chat. Text work then scales with the output, not the window."""
     ordered = sorted(
-        candidates, key=lambda c: (adjust(c, 0.0, policy), -c.created_at, c.message_id)
+        candidates, key=lambda c: (adjust(c, 0.0, policy, recency), -c.created_at, c.message_id)
     )
     chats = limit * 2 if policy.coverage_weight else limit
     per_chat: dict[ChatId, int] = {}

@@ -21,6 +21,7 @@ VARIANTS: dict[str, SearchPolicy] = {
     "+ morphology": attrs.evolve(SearchPolicy.design_baseline(), morphology=True),
     "+ term coverage": attrs.evolve(SearchPolicy.design_baseline(), coverage_weight=1.0),
     "+ answer evidence": attrs.evolve(SearchPolicy.design_baseline(), answer_evidence=True),
+    "+ recency 0.2": attrs.evolve(SearchPolicy.design_baseline(), recency_weight=0.2),
     "shipped default": SearchPolicy.default(),
 }
 
