@@ -3,6 +3,7 @@
 
     recall = bootstrap.sqlite("app.db")          # the embedded default
     recall = bootstrap.in_memory()               # for hosts' own tests
+    recall = bootstrap.custom(repo=..., index=..., dirty=..., host=...)  # your adapter
 
 `overrides` replaces any registered service (by its port or class) with an instance.
 """
@@ -121,4 +122,25 @@ def in_memory(
     container.register(IndexStore, InMemoryIndexStore, scope=punq.Scope.singleton)
     container.register(DirtyQueue, InMemoryDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
+    return _finish(container, overrides or {})
+
+
+def custom(
+    *,
+    repo: MessageRepo,
+    index: IndexStore,
+    dirty: DirtyQueue,
+    host: HostWriter,
+    policy: MarkupPolicy = DEFAULT_POLICY,
+    settings: IndexerSettings | None = None,
+    tools: ToolSettings | None = None,
+    overrides: Overrides | None = None,
+) -> ChatRecall:
+    """chat-recall over a third party's storage adapter: pass instances of the four
+    ports; everything else is wired as for the shipped adapters."""
+    container = _container(policy, settings or IndexerSettings(), tools)
+    container.register(MessageRepo, instance=repo)
+    container.register(IndexStore, instance=index)
+    container.register(DirtyQueue, instance=dirty)
+    container.register(HostWriter, instance=host)
     return _finish(container, overrides or {})
