@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from functools import partial
 
 import attrs
 
@@ -81,7 +82,10 @@ class Indexer:
     _batches_since_count: int = attrs.field(init=False, default=0)
     _prepared: bool = attrs.field(init=False, default=False)
     _thread: threading.Thread | None = attrs.field(init=False, default=None)
-    _wake: threading.Event = attrs.field(init=False, factory=threading.Event)
+    # notify() counts host writes; the worker sleeps on the condition until the count
+    # moves (or the poll interval passes), so a write during a batch is never missed.
+    _signal: threading.Condition = attrs.field(init=False, factory=threading.Condition)
+    _notified: int = attrs.field(init=False, default=0)
     _stopping: threading.Event = attrs.field(init=False, factory=threading.Event)
     _idle: threading.Event = attrs.field(init=False, factory=threading.Event)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
@@ -207,8 +211,10 @@ class Indexer:
 
     def notify(self) -> None:
         """Tell the worker that the host wrote something."""
-        self._idle.clear()
-        self._wake.set()
+        with self._signal:
+            self._notified += 1
+            self._idle.clear()
+            self._signal.notify_all()
 
     def wait_until_idle(self, timeout: float) -> bool:
         """Wait at most `timeout` seconds for the worker to find nothing left to do."""
@@ -218,7 +224,8 @@ class Indexer:
         """Stop after the batch in flight (markers of unprocessed work stay). Returns
         True when the worker has ended."""
         self._stopping.set()
-        self._wake.set()
+        with self._signal:
+            self._signal.notify_all()
         thread = self._thread
         if thread is None:
             return True
@@ -231,6 +238,8 @@ class Indexer:
 
     def _work(self) -> None:
         while not self._stopping.is_set():
+            with self._signal:
+                seen = self._notified
             try:
                 report = self.run_batch()
                 self.last_error = None
@@ -241,6 +250,13 @@ class Indexer:
             if report.did_work:
                 self._stopping.wait(self.settings.pause_between_batches_seconds)
                 continue
-            self._wake.clear()
-            self._idle.set()
-            self._wake.wait(self.settings.poll_interval_seconds)
+            with self._signal:
+                if self._notified != seen:
+                    continue  # a write arrived while the batch ran
+                self._idle.set()
+                self._signal.wait_for(
+                    partial(self._woken, seen), self.settings.poll_interval_seconds
+                )
+
+    def _woken(self, seen: int) -> bool:
+        return self._notified != seen or self._stopping.is_set()

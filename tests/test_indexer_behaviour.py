@@ -1,0 +1,61 @@
+"""The indexer's batch budget and its background worker, without sleeps."""
+
+from __future__ import annotations
+
+import attrs
+
+from adapters import bootstrap
+from application.indexer import IndexerSettings
+from application.tools.context import CallContext
+from domain.messages import Role
+from domain.ports import Clock
+
+
+@attrs.define
+class SteppingClock:
+    """Every reading of the monotonic clock moves it on by `step` seconds."""
+
+    step: float
+    ticks: float = 0.0
+
+    def now(self) -> float:
+        return 1_700_000_000.0
+
+    def monotonic(self) -> float:
+        self.ticks += self.step
+        return self.ticks
+
+
+def seeded_recall(clock: SteppingClock, messages: int) -> object:
+    settings = IndexerSettings(initial_batch_size=64, max_batch_size=256, min_batch_size=1)
+    recall = bootstrap.in_memory(settings=settings, overrides={Clock: clock})
+    chat_id = recall.host.create_chat(1, "c", 1)
+    for index in range(messages):
+        recall.host.add_message(chat_id, Role.USER, f"message {index}", index + 2)
+    return recall
+
+
+def test_slow_batches_halve_the_batch_size() -> None:
+    recall = seeded_recall(SteppingClock(step=0.02), 500)
+    sizes = [recall.indexer.run_batch().batch_size for _ in range(4)]  # type: ignore[attr-defined]
+    assert sizes == [64, 32, 16, 8]
+
+
+def test_fast_full_batches_double_up_to_the_cap() -> None:
+    recall = seeded_recall(SteppingClock(step=0.0001), 2000)
+    sizes = [recall.indexer.run_batch().batch_size for _ in range(4)]  # type: ignore[attr-defined]
+    assert sizes == [64, 128, 256, 256]
+
+
+def test_notify_wakes_the_worker_which_indexes_new_writes() -> None:
+    recall = bootstrap.in_memory(settings=IndexerSettings(poll_interval_seconds=3600))
+    chat_id = recall.host.create_chat(1, "c", 1)
+    recall.start()
+    assert recall.indexer.wait_until_idle(timeout=30)
+    recall.host.add_message(chat_id, Role.USER, "woken words", 2)
+    recall.indexer.notify()
+    assert recall.indexer.wait_until_idle(timeout=30)
+    output = recall.search_chats(CallContext(1), {"query": "woken"})
+    assert '"message_id":' in output
+    recall.close()
+    assert not recall.indexer.running
