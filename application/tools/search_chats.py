@@ -151,7 +151,8 @@ class SearchChats:
             document = texts.get(candidate.message_id)
             if document is None:
                 continue
-            terms = matched_tokens(document.body, wanted) | matched_tokens(document.title, wanted)
+            body_terms = matched_tokens(document.body, wanted)
+            terms = body_terms | matched_tokens(document.title, wanted)
             coverage = plan.coverage(terms)
             matches.append(
                 RankedMatch(
@@ -159,6 +160,7 @@ class SearchChats:
                     adjust(candidate, coverage, self.policy, recency),
                     terms,
                     excerpt(document.body, wanted, self.policy.excerpt_chars),
+                    body_evidence=bool(body_terms),
                 )
             )
         if self.policy.answer_evidence:
@@ -206,6 +208,7 @@ class SearchChats:
                 question.adjusted_bm25,
                 matched_tokens(answer.body, wanted),
                 excerpt(answer.body, wanted, self.policy.excerpt_chars),
+                body_evidence=question.body_evidence,
             )
         return list(by_id.values())
 

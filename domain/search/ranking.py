@@ -30,6 +30,8 @@ class SearchPolicy:
     # 0.89 -> 0.92 on the evaluation set, nothing lower); a rare old match still beats
     # common new ones, its bm25 being several times larger.
     recency_weight: float = 0.2
+    # Within a chat, show matches whose body holds query words before title-only ones.
+    prefer_body_evidence: bool = True
 
     @classmethod
     def default(cls) -> SearchPolicy:
@@ -68,6 +70,9 @@ class RankedMatch:
     adjusted_bm25: float  # lower is better
     terms: frozenset[str]  # query tokens the document holds
     excerpt: str
+    # The body itself holds query words (or answers a question whose body does); a match
+    # through the chat title alone is weaker evidence of where the discussion is.
+    body_evidence: bool = True
 
 
 @attrs.frozen
@@ -119,6 +124,8 @@ def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[
             *(m.terms for m in chat_matches if not m.candidate.is_compaction_summary)
         )
         kept: list[RankedMatch] = []
+        if policy.prefer_body_evidence:
+            chat_matches.sort(key=lambda m: not m.body_evidence)  # stable: rank order kept
         for match in chat_matches:
             if match.candidate.is_compaction_summary and match.terms <= original_terms:
                 continue  # the summary repeats what original messages already show

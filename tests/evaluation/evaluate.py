@@ -22,6 +22,9 @@ VARIANTS: dict[str, SearchPolicy] = {
     "+ term coverage": attrs.evolve(SearchPolicy.design_baseline(), coverage_weight=1.0),
     "+ answer evidence": attrs.evolve(SearchPolicy.design_baseline(), answer_evidence=True),
     "+ recency 0.2": attrs.evolve(SearchPolicy.design_baseline(), recency_weight=0.2),
+    "+ body evidence first": attrs.evolve(
+        SearchPolicy.design_baseline(), prefer_body_evidence=True
+    ),
     "shipped default": SearchPolicy.default(),
 }
 
