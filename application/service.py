@@ -34,6 +34,10 @@ class IndexStatus:
 
 @attrs.define
 class ChatRecall:
+    """The facade: the tools (`tools`, `call_tool`, `search_chats`, `read_chat` and
+    their async twins), the indexer (`start`, `stop`, `indexer.notify()`), `status`,
+    and the ports for hosts and tests that need them (`host` writes history)."""
+
     repo: MessageRepo
     index: IndexStore
     dirty: DirtyQueue
