@@ -15,7 +15,7 @@ import attrs
 from adapters.memory.fts import FtsTable
 from domain.errors import InvalidArguments
 from domain.messages import Role
-from domain.model import AppId, ChatId, MessageId
+from domain.model import AppId, ChatId, DocumentText, MessageId
 
 
 @attrs.define
@@ -45,6 +45,18 @@ class DocMeta:
     created_at: int
     is_compaction_summary: bool
     projection_truncated: bool
+
+    def document(self, message_id: MessageId, title: str, body: str) -> DocumentText:
+        return DocumentText(
+            message_id=message_id,
+            title=title,
+            body=body,
+            chat_id=self.chat_id,
+            role=self.role,
+            created_at=self.created_at,
+            is_compaction_summary=self.is_compaction_summary,
+            projection_truncated=self.projection_truncated,
+        )
 
 
 @attrs.define

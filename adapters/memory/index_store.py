@@ -100,17 +100,9 @@ class InMemoryIndexStore:
                 meta = db.docs.get(rowid)
                 if meta is None or meta.app_id != query.app_id:
                     continue
-                candidates.append(
-                    Candidate(
-                        message_id=rowid,
-                        chat_id=meta.chat_id,
-                        role=meta.role,
-                        created_at=meta.created_at,
-                        is_compaction_summary=meta.is_compaction_summary,
-                        projection_truncated=meta.projection_truncated,
-                        bm25=score,
-                    )
-                )
+                row = table.rows[rowid]
+                document = meta.document(rowid, row.title_text, row.body_text)
+                candidates.append(document.as_candidate(score))
             return candidates
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
@@ -122,18 +114,7 @@ class InMemoryIndexStore:
                 table = db.fts.get(app_id)
                 if meta is not None and meta.app_id == app_id and table is not None:
                     row = table.rows[message_id]
-                    found.append(
-                        DocumentText(
-                            message_id=message_id,
-                            title=row.title_text,
-                            body=row.body_text,
-                            chat_id=meta.chat_id,
-                            role=meta.role,
-                            created_at=meta.created_at,
-                            is_compaction_summary=meta.is_compaction_summary,
-                            projection_truncated=meta.projection_truncated,
-                        )
-                    )
+                    found.append(meta.document(message_id, row.title_text, row.body_text))
             return found
 
     def document_ids(self, app_id: AppId) -> list[MessageId]:

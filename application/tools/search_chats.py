@@ -21,7 +21,7 @@ from domain.model import Candidate, DocumentText, MessageId
 from domain.ports import DirtyQueue, IndexStore, MessageRepo
 from domain.projection.text import clip_chars
 from domain.query import ScopedQuery
-from domain.search.excerpt import excerpt, matched_tokens
+from domain.search.excerpt import highlight, matched_tokens
 from domain.search.query_builder import QueryPlan, build_query
 from domain.search.ranking import (
     RankedMatch,
@@ -151,7 +151,7 @@ class SearchChats:
             document = texts.get(candidate.message_id)
             if document is None:
                 continue
-            body_terms = matched_tokens(document.body, wanted)
+            body_terms, body_excerpt = highlight(document.body, wanted, self.policy.excerpt_chars)
             terms = body_terms | matched_tokens(document.title, wanted)
             coverage = plan.coverage(terms)
             matches.append(
@@ -159,7 +159,7 @@ class SearchChats:
                     candidate,
                     adjust(candidate, coverage, self.policy, recency),
                     terms,
-                    excerpt(document.body, wanted, self.policy.excerpt_chars),
+                    body_excerpt,
                     body_evidence=bool(body_terms),
                 )
             )
@@ -203,11 +203,12 @@ class SearchChats:
             current = by_id.get(answer.message_id)
             if current is not None and current.adjusted_bm25 <= question.adjusted_bm25:
                 continue
+            answer_terms, answer_excerpt = highlight(answer.body, wanted, self.policy.excerpt_chars)
             by_id[answer.message_id] = RankedMatch(
                 answer.as_candidate(question.candidate.bm25),
                 question.adjusted_bm25,
-                matched_tokens(answer.body, wanted),
-                excerpt(answer.body, wanted, self.policy.excerpt_chars),
+                answer_terms,
+                answer_excerpt,
                 body_evidence=question.body_evidence,
             )
         return list(by_id.values())

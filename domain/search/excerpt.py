@@ -17,10 +17,17 @@ def matched_tokens(index_text: str, wanted: frozenset[str]) -> frozenset[str]:
     return frozenset(token for _, _, token in find_tokens(index_text, wanted))
 
 
-def excerpt(index_text: str, wanted: frozenset[str], max_chars: int) -> str:
-    """About `max_chars` characters around the densest cluster of wanted tokens (the
-    start of the text when none is found)."""
+def highlight(
+    index_text: str, wanted: frozenset[str], max_chars: int
+) -> tuple[frozenset[str], str]:
+    """The wanted tokens the text holds, and its excerpt, from one scan."""
     hits = find_tokens(index_text, wanted)
+    return frozenset(token for _, _, token in hits), _excerpt(index_text, hits, max_chars)
+
+
+def _excerpt(index_text: str, hits: list[tuple[int, int, str]], max_chars: int) -> str:
+    """About `max_chars` characters around the densest cluster of hits (the start of the
+    text when there is none)."""
     if not hits:
         return _cut(index_text, 0, max_chars)
     best = (0, -1, 0)  # (distinct terms, -start, index of first hit)
