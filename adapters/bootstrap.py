@@ -17,28 +17,35 @@ from typing import Any
 
 import punq
 
-from adapters.memory.database import InMemoryDatabase, InMemoryHostStore
-from adapters.memory.dirty_queue import InMemoryDirtyQueue
-from adapters.memory.index_store import InMemoryIndexStore
-from adapters.memory.message_repo import InMemoryMessageRepo
-from adapters.sqlite import setup
-from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.dirty_queue import SqliteDirtyQueue
-from adapters.sqlite.host_writer import SqliteHostWriter
-from adapters.sqlite.index_store import SqliteFts5IndexStore
-from adapters.sqlite.message_repo import SqliteMessageRepo
-from adapters.sqlite.schema import HostSchema
-from adapters.system_clock import SystemClock
-from adapters.telemetry import NullTelemetry
-from application.indexer import Indexer, IndexerSettings
-from application.progress import IndexProgress
-from application.service import ChatRecall
-from application.tools.read_chat import ReadChat
-from application.tools.registry import ToolRegistry, ToolSettings
-from application.tools.search_chats import SearchChats
-from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo, Telemetry
-from domain.projection import DEFAULT_POLICY, MarkupPolicy
-from domain.search.ranking import SearchPolicy
+from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostStore
+from chat_recall.adapters.memory.dirty_queue import InMemoryDirtyQueue
+from chat_recall.adapters.memory.index_store import InMemoryIndexStore
+from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
+from chat_recall.adapters.sqlite import setup
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
+from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
+from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
+from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
+from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.system_clock import SystemClock
+from chat_recall.adapters.telemetry import NullTelemetry
+from chat_recall.application.indexer import Indexer, IndexerSettings
+from chat_recall.application.progress import IndexProgress
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.read_chat import ReadChat
+from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
+from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.domain.ports import (
+    Clock,
+    DirtyQueue,
+    HostWriter,
+    IndexStore,
+    MessageRepo,
+    Telemetry,
+)
+from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy
+from chat_recall.domain.search.ranking import SearchPolicy
 
 Overrides = Mapping[Any, object]
 

@@ -8,7 +8,7 @@ token to every document's length, in both adapters alike.
 
 from __future__ import annotations
 
-from domain.model import ChatId
+from chat_recall.domain.model import ChatId
 
 COLUMNS = ("title", "body", "chat_ref")
 

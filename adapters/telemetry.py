@@ -7,7 +7,7 @@ import threading
 
 import attrs
 
-from domain.telemetry import TelemetryEvent
+from chat_recall.domain.telemetry import TelemetryEvent
 
 log = logging.getLogger("chat_recall.telemetry")
 

@@ -14,13 +14,13 @@ from functools import partial
 
 import attrs
 
-from application.progress import IndexProgress
-from domain.errors import ChatRecallError
-from domain.indexing import build_document, projection_stamp
-from domain.model import IndexBatch, IndexDocument, MessageId
-from domain.ports import Clock, DirtyQueue, IndexStore, MessageRepo, Telemetry
-from domain.projection import MarkupPolicy
-from domain.telemetry import IndexBatchEvent
+from chat_recall.application.progress import IndexProgress
+from chat_recall.domain.errors import ChatRecallError
+from chat_recall.domain.indexing import build_document, projection_stamp
+from chat_recall.domain.model import IndexBatch, IndexDocument, MessageId
+from chat_recall.domain.ports import Clock, DirtyQueue, IndexStore, MessageRepo, Telemetry
+from chat_recall.domain.projection import MarkupPolicy
+from chat_recall.domain.telemetry import IndexBatchEvent
 
 log = logging.getLogger("chat_recall.indexer")
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from domain.model import AppId
+from chat_recall.domain.model import AppId
 
 
 @attrs.define

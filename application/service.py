@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from types import TracebackType
 
 import attrs
 
-from application.indexer import Indexer
-from application.progress import IndexProgress
-from application.tools.context import AgentMode, CallContext
-from application.tools.definitions import ToolDefinition
-from application.tools.read_chat import ReadChat
-from application.tools.registry import ToolOutcome, ToolRegistry
-from application.tools.search_chats import SearchChats
-from domain.model import AppId, ChatId
-from domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
-from domain.projection import MarkupPolicy
+from chat_recall.application.indexer import Indexer
+from chat_recall.application.progress import IndexProgress
+from chat_recall.application.tools.context import AgentMode, CallContext
+from chat_recall.application.tools.definitions import ToolDefinition
+from chat_recall.application.tools.read_chat import ReadChat
+from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
+from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.domain.model import AppId, ChatId
+from chat_recall.domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
+from chat_recall.domain.projection import MarkupPolicy
 
 
 @attrs.frozen
@@ -87,17 +88,59 @@ class ChatRecall:
         return IndexStatus("indexing" if pending else "ready", pending, documents)
 
     def start(self) -> None:
+        """Run the background indexer (its own connection); `notify()` after writes."""
         self.indexer.start()
 
     def stop(self) -> None:
         self.indexer.stop()
+
+    def notify(self) -> None:
+        """Tell the background indexer that the host wrote chats or messages."""
+        self.indexer.notify()
+
+    def wait_until_indexed(self, timeout: float = 30.0) -> bool:
+        """Wait at most `timeout` seconds until nothing awaits indexing. With the
+        background indexer running this waits for it; otherwise the batches run in the
+        calling thread. Returns True when the index has caught up."""
+        deadline = self.clock.monotonic() + timeout
+        if self.indexer.running:
+            self.indexer.notify()
+            return self.indexer.wait_until_idle(timeout) and self.dirty.backlog().is_empty
+        while self.clock.monotonic() < deadline:
+            report = self.indexer.run_batch()
+            if not report.did_work and self.dirty.backlog().is_empty:
+                return True
+        return self.dirty.backlog().is_empty
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Run `closer` when this facade closes (e.g. close the database connections)."""
         self._closers.append(closer)
 
     def close(self) -> None:
-        """Stop the indexer and release what the bootstrap opened."""
+        """Stop the indexer and release what the bootstrap opened. Idempotent."""
         self.indexer.stop()
-        for closer in reversed(self._closers):
+        closers, self._closers = self._closers, []
+        for closer in reversed(closers):
             closer()
+
+    def __enter__(self) -> ChatRecall:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> ChatRecall:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.close)

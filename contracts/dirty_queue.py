@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from contracts.fixtures import USER, HarnessLifecycle, seed_chat
-from contracts.harness import StorageHarness
+from chat_recall.contracts.fixtures import USER, HarnessLifecycle, seed_chat
+from chat_recall.contracts.harness import StorageHarness
 
 
 class DirtyQueueContract(HarnessLifecycle):

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from contracts.harness import StorageHarness
-from domain.messages import Role
-from domain.ports import HostWriter
+from chat_recall.contracts.harness import StorageHarness
+from chat_recall.domain.messages import Role
+from chat_recall.domain.ports import HostWriter
 
 USER, ASSISTANT = Role.USER, Role.ASSISTANT
 

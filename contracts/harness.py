@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import attrs
 
-from application.service import ChatRecall
+from chat_recall.application.service import ChatRecall
 
 
 @attrs.frozen

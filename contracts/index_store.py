@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
-from contracts.harness import StorageHarness
-from domain.messages import Role
-from domain.model import IndexBatch, IndexDocument
-from domain.query import MatchQuery, ScopedQuery
+from chat_recall.contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
+from chat_recall.contracts.harness import StorageHarness
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import IndexBatch, IndexDocument
+from chat_recall.domain.query import MatchQuery, ScopedQuery
 
 
 def search_ids(

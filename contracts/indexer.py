@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
-from contracts.harness import StorageHarness
-from domain.indexing import build_document
-from domain.model import IndexBatch
-from domain.projection import TagClass, TagRule
-from domain.query import MatchQuery, ScopedQuery
+from chat_recall.contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
+from chat_recall.contracts.harness import StorageHarness
+from chat_recall.domain.indexing import build_document
+from chat_recall.domain.model import IndexBatch
+from chat_recall.domain.projection import TagClass, TagRule
+from chat_recall.domain.query import MatchQuery, ScopedQuery
 
 
 def found(harness: StorageHarness, word: str, app_id: int = 1) -> list[int]:

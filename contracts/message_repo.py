@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
-from contracts.harness import StorageHarness
-from domain.errors import NotFound
+from chat_recall.contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
+from chat_recall.contracts.harness import StorageHarness
+from chat_recall.domain.errors import NotFound
 
 
 class MessageRepoContract(HarnessLifecycle):

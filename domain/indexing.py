@@ -3,9 +3,9 @@ under which projection the documents were built."""
 
 from __future__ import annotations
 
-from domain.model import IndexDocument, SourceRow
-from domain.projection import PROJECTION_VERSION, MarkupPolicy, project_for_search
-from domain.text import index_text
+from chat_recall.domain.model import IndexDocument, SourceRow
+from chat_recall.domain.projection import PROJECTION_VERSION, MarkupPolicy, project_for_search
+from chat_recall.domain.text import index_text
 
 
 def projection_stamp(policy: MarkupPolicy) -> str:

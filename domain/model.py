@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from domain.messages import MessageText, Role
+from chat_recall.domain.messages import MessageText, Role
 
 AppId = int
 ChatId = int

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from domain.messages import Role
-from domain.model import (
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import (
     AppId,
     Backlog,
     Candidate,
@@ -24,8 +24,8 @@ from domain.model import (
     MessageWindow,
     SourceRow,
 )
-from domain.query import ScopedQuery
-from domain.telemetry import TelemetryEvent
+from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.telemetry import TelemetryEvent
 
 
 class Telemetry(Protocol):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import attrs
 
-from domain.model import AppId, ChatId
-from domain.text import index_text, tokenize
+from chat_recall.domain.model import AppId, ChatId
+from chat_recall.domain.text import index_text, tokenize
 
 Phrase = tuple[str, ...]
 

@@ -13,12 +13,12 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from adapters import bootstrap
-from adapters.memory.database import InMemoryDatabase
-from application.service import ChatRecall
-from domain.indexing import build_document
-from domain.messages import Role
-from domain.query import MatchQuery, ScopedQuery
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.memory.database import InMemoryDatabase
+from chat_recall.application.service import ChatRecall
+from chat_recall.domain.indexing import build_document
+from chat_recall.domain.messages import Role
+from chat_recall.domain.query import MatchQuery, ScopedQuery
 
 WORDS = ["alpha", "beta", "gamma", "login.ts", "Über", "uber", "認証", "sessions", "jwt"]
 MARKUP = [

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.cli.main import main
+from chat_recall.adapters.cli.main import main
 
 
 def test_demo_indexes_searches_and_reads_a_sample_history(

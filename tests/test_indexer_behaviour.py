@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import attrs
 
-from adapters import bootstrap
-from application.indexer import IndexerSettings
-from application.tools.context import CallContext
-from domain.messages import Role
-from domain.ports import Clock
+from chat_recall.adapters import bootstrap
+from chat_recall.application.indexer import IndexerSettings
+from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.messages import Role
+from chat_recall.domain.ports import Clock
 
 
 @attrs.define

@@ -10,14 +10,14 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.text import index_text, tokenize
-from domain.text.unicode61 import find_tokens, fold
-from domain.text.unicode61_table import FOLDS
+from chat_recall.domain.text import index_text, tokenize
+from chat_recall.domain.text.unicode61 import find_tokens, fold
+from chat_recall.domain.text.unicode61_table import FOLDS
 
 sys.path.insert(0, str(Path(__file__).parent / "tools"))
 from generate_unicode61_table import probe
 
-from domain.text.unicode61_table import TOKEN_RANGES
+from chat_recall.domain.text.unicode61_table import TOKEN_RANGES
 
 
 def test_the_table_matches_this_sqlite_for_every_code_point() -> None:

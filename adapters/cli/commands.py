@@ -9,15 +9,15 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from adapters import bootstrap
-from adapters.sqlite import migrations, setup
-from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.importer import import_lines
-from adapters.sqlite.schema import HostSchema
-from application.service import ChatRecall
-from application.tools.context import CallContext
-from domain.errors import ChatRecallError, InvalidArguments
-from domain.indexing import projection_stamp
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.sqlite import migrations, setup
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.importer import import_lines
+from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.errors import ChatRecallError, InvalidArguments
+from chat_recall.domain.indexing import projection_stamp
 
 
 def load_schema(path: str | None) -> HostSchema:
@@ -221,7 +221,7 @@ def cmd_rebuild(arguments: argparse.Namespace) -> int:
 
 
 def cmd_mcp(arguments: argparse.Namespace) -> int:
-    from adapters.mcp_server import serve
+    from chat_recall.adapters.mcp_server import serve
 
     recall = _open(arguments)
     try:

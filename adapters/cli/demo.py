@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from adapters import bootstrap
-from adapters.cli.sample_history import SAMPLE_APPS
-from application.tools.context import CallContext
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.cli.sample_history import SAMPLE_APPS
+from chat_recall.application.tools.context import CallContext
 
 
 def register(commands: Any) -> None:

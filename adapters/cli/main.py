@@ -6,8 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from adapters.cli import commands, demo
-from domain.errors import ChatRecallError
+from chat_recall.adapters.cli import commands, demo
+from chat_recall.domain.errors import ChatRecallError
 
 
 def build_parser() -> argparse.ArgumentParser:

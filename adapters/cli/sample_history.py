@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.messages import MessageText
+from chat_recall.domain.messages import MessageText
 
 _SESSION_FILE = "\n".join(f"export const line{i} = {i};" for i in range(200))
 

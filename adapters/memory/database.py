@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 import attrs
 
-from adapters.memory.fts import FtsTable
-from domain.errors import InvalidArguments
-from domain.messages import Role
-from domain.model import AppId, ChatId, DocumentText, MessageId
+from chat_recall.adapters.memory.fts import FtsTable
+from chat_recall.domain.errors import InvalidArguments
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import AppId, ChatId, DocumentText, MessageId
 
 
 @attrs.define

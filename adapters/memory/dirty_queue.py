@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import attrs
 
-from adapters.memory.database import InMemoryDatabase
-from domain.model import AppId, Backlog, ChatId, DirtyMarker
+from chat_recall.adapters.memory.database import InMemoryDatabase
+from chat_recall.domain.model import AppId, Backlog, ChatId, DirtyMarker
 
 
 @attrs.define

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 import attrs
 
-from domain.query import Bm25Weights, Phrase
-from domain.text import tokenize
+from chat_recall.domain.query import Bm25Weights, Phrase
+from chat_recall.domain.text import tokenize
 
 K1 = 1.2
 B = 0.75

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import attrs
 
-from adapters.index_layout import chat_ref
-from adapters.memory.database import DocMeta, InMemoryDatabase
-from adapters.memory.fts import FtsTable
-from domain.model import (
+from chat_recall.adapters.index_layout import chat_ref
+from chat_recall.adapters.memory.database import DocMeta, InMemoryDatabase
+from chat_recall.adapters.memory.fts import FtsTable
+from chat_recall.domain.model import (
     AppId,
     Candidate,
     DocumentText,
@@ -17,7 +17,7 @@ from domain.model import (
     IndexStats,
     MessageId,
 )
-from domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery
 
 
 @attrs.define

@@ -6,10 +6,18 @@ from collections.abc import Sequence
 
 import attrs
 
-from adapters.memory.database import InMemoryDatabase, MessageRow
-from domain.errors import NotFound
-from domain.messages import Role
-from domain.model import AppId, Chat, ChatId, MessageId, MessageWindow, SourceRow, StoredMessage
+from chat_recall.adapters.memory.database import InMemoryDatabase, MessageRow
+from chat_recall.domain.errors import NotFound
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import (
+    AppId,
+    Chat,
+    ChatId,
+    MessageId,
+    MessageWindow,
+    SourceRow,
+    StoredMessage,
+)
 
 KNOWN_ROLES = frozenset(Role.values())
 

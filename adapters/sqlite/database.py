@@ -16,8 +16,8 @@ from pathlib import Path
 
 import attrs
 
-from adapters.sqlite.schema import HostSchema
-from domain.errors import IndexUnavailable, StorageError
+from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.domain.errors import IndexUnavailable, StorageError
 
 BUSY_TIMEOUT_MS = 5_000
 

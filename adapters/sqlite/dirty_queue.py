@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import attrs
 
-from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.migrations import DIRTY_CHATS, DIRTY_MESSAGES, PURGE, mark_all_messages_dirty
-from domain.model import AppId, Backlog, ChatId, DirtyMarker
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.migrations import (
+    DIRTY_CHATS,
+    DIRTY_MESSAGES,
+    PURGE,
+    mark_all_messages_dirty,
+)
+from chat_recall.domain.model import AppId, Backlog, ChatId, DirtyMarker
 
 MARK_CHUNK = 20_000
 

@@ -8,9 +8,9 @@ restricted to the `title` and `body` columns; an excluded chat is removed with
 
 from __future__ import annotations
 
-from adapters.index_layout import chat_ref
-from domain.model import ChatId
-from domain.query import MatchQuery
+from chat_recall.adapters.index_layout import chat_ref
+from chat_recall.domain.model import ChatId
+from chat_recall.domain.query import MatchQuery
 
 
 def quote_phrase(tokens: tuple[str, ...]) -> str:

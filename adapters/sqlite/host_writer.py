@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import attrs
 
-from adapters.sqlite.database import SqliteDatabase
-from domain.messages import Role
-from domain.model import AppId, ChatId, MessageId
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import AppId, ChatId, MessageId
 
 
 @attrs.define

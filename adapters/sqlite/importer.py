@@ -17,8 +17,8 @@ from typing import Any, Literal
 import attrs
 import cattrs
 
-from adapters.sqlite.database import SqliteDatabase
-from domain.messages import Role
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.domain.messages import Role
 
 BATCH_LINES = 500
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 import attrs
 
-from adapters.index_layout import chat_ref
-from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.fts5_query import compile_match
-from adapters.sqlite.migrations import (
+from chat_recall.adapters.index_layout import chat_ref
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.fts5_query import compile_match
+from chat_recall.adapters.sqlite.migrations import (
     APPS,
     DIRTY_MESSAGES,
     DOCS,
@@ -26,9 +26,9 @@ from adapters.sqlite.migrations import (
     fts_table_ddl,
     fts_table_name,
 )
-from adapters.sqlite.schema import quote
-from domain.messages import Role
-from domain.model import (
+from chat_recall.adapters.sqlite.schema import quote
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import (
     AppId,
     Candidate,
     DocumentText,
@@ -37,7 +37,7 @@ from domain.model import (
     IndexStats,
     MessageId,
 )
-from domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery
 
 
 @attrs.define

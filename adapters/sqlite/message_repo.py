@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 import attrs
 
-from adapters.sqlite.database import SqliteDatabase
-from domain.errors import NotFound
-from domain.messages import Role
-from domain.model import (
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.domain.errors import NotFound
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import (
     AppId,
     Chat,
     ChatId,

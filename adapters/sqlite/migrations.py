@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from adapters.sqlite.schema import HostSchema, quote
+from chat_recall.adapters.sqlite.schema import HostSchema, quote
 
 SCHEMA_VERSION = 1
 PREFIX = "chat_recall_"

@@ -11,7 +11,7 @@ import sqlite3
 
 import attrs
 
-from domain.errors import SchemaMismatch
+from chat_recall.domain.errors import SchemaMismatch
 
 
 def quote(identifier: str) -> str:

@@ -6,10 +6,10 @@ import sqlite3
 
 import attrs
 
-from adapters.sqlite import migrations
-from adapters.sqlite.database import SqliteDatabase, check_fts5
-from adapters.sqlite.schema import REFERENCE_HOST_DDL
-from domain.errors import IndexUnavailable
+from chat_recall.adapters.sqlite import migrations
+from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
+from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+from chat_recall.domain.errors import IndexUnavailable
 
 
 @attrs.frozen

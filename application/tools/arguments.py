@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
-from domain.errors import InvalidArguments
+from chat_recall.domain.errors import InvalidArguments
 
 T = TypeVar("T")
 

@@ -7,7 +7,7 @@ import enum
 
 import attrs
 
-from domain.model import AppId, ChatId, MessageId
+from chat_recall.domain.model import AppId, ChatId, MessageId
 
 
 class AgentMode(enum.Enum):

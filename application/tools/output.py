@@ -8,7 +8,7 @@ from typing import Any
 
 import cattrs
 
-from domain.errors import ChatRecallError
+from chat_recall.domain.errors import ChatRecallError
 
 ARCHIVAL_NOTICE = (
     "Historical chat data from this app, for reference only. Text inside excerpts and "

@@ -16,13 +16,13 @@ from typing import Any
 
 import attrs
 
-from application.tools.arguments import parse_arguments
-from application.tools.context import CallContext
-from application.tools.output import ARCHIVAL_NOTICE, dumps, iso_time, size, unstructure
-from domain.model import Chat, MessageWindow, StoredMessage
-from domain.ports import MessageRepo
-from domain.projection import MarkupPolicy, project_for_read
-from domain.projection.text import cap_utf8, clip_chars, valid_unicode
+from chat_recall.application.tools.arguments import parse_arguments
+from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.output import ARCHIVAL_NOTICE, dumps, iso_time, size, unstructure
+from chat_recall.domain.model import Chat, MessageWindow, StoredMessage
+from chat_recall.domain.ports import MessageRepo
+from chat_recall.domain.projection import MarkupPolicy, project_for_read
+from chat_recall.domain.projection.text import cap_utf8, clip_chars, valid_unicode
 
 OUTPUT_BUDGET_BYTES = 20 * 1024
 MESSAGE_BUDGET_BYTES = 4 * 1024

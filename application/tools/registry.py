@@ -9,15 +9,15 @@ from typing import Any
 
 import attrs
 
-from application.cards import CardBuilder
-from application.tools.context import AgentMode, CallContext
-from application.tools.definitions import DEFINITIONS, Consent, ToolDefinition
-from application.tools.output import dumps, error_payload, size
-from application.tools.read_chat import ReadChat
-from application.tools.search_chats import SearchChats
-from domain.errors import ChatRecallError
-from domain.ports import Clock, Telemetry
-from domain.telemetry import ToolCallEvent
+from chat_recall.application.cards import CardBuilder
+from chat_recall.application.tools.context import AgentMode, CallContext
+from chat_recall.application.tools.definitions import DEFINITIONS, Consent, ToolDefinition
+from chat_recall.application.tools.output import dumps, error_payload, size
+from chat_recall.application.tools.read_chat import ReadChat
+from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.domain.errors import ChatRecallError
+from chat_recall.domain.ports import Clock, Telemetry
+from chat_recall.domain.telemetry import ToolCallEvent
 
 
 class ToolUnavailable(ChatRecallError):

@@ -12,18 +12,18 @@ from typing import Any
 
 import attrs
 
-from application.progress import IndexProgress
-from application.tools.arguments import parse_arguments
-from application.tools.context import CallContext
-from application.tools.output import ARCHIVAL_NOTICE, dumps, iso_time, size, unstructure
-from domain.messages import Role
-from domain.model import Candidate, DocumentText, MessageId
-from domain.ports import DirtyQueue, IndexStore, MessageRepo
-from domain.projection.text import clip_chars
-from domain.query import ScopedQuery
-from domain.search.excerpt import highlight, matched_tokens
-from domain.search.query_builder import QueryPlan, build_query
-from domain.search.ranking import (
+from chat_recall.application.progress import IndexProgress
+from chat_recall.application.tools.arguments import parse_arguments
+from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.output import ARCHIVAL_NOTICE, dumps, iso_time, size, unstructure
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import Candidate, DocumentText, MessageId
+from chat_recall.domain.ports import DirtyQueue, IndexStore, MessageRepo
+from chat_recall.domain.projection.text import clip_chars
+from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.search.excerpt import highlight, matched_tokens
+from chat_recall.domain.search.query_builder import QueryPlan, build_query
+from chat_recall.domain.search.ranking import (
     RankedMatch,
     RecencyScale,
     SearchPolicy,
@@ -31,8 +31,8 @@ from domain.search.ranking import (
     group,
     shortlist,
 )
-from domain.text import reading_text
-from domain.text.segment import sanitize
+from chat_recall.domain.text import reading_text
+from chat_recall.domain.text.segment import sanitize
 
 OUTPUT_BUDGET_BYTES = 12 * 1024
 DEFAULT_WAIT_SECONDS = 0.25

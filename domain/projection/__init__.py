@@ -1,6 +1,6 @@
 """Role-aware projections of chat messages and the markup policy they follow."""
 
-from domain.projection.policy import (
+from chat_recall.domain.projection.policy import (
     DEFAULT_POLICY,
     DEFAULT_RULES,
     DEFAULT_TAG_PATTERN,
@@ -9,7 +9,7 @@ from domain.projection.policy import (
     TagClass,
     TagRule,
 )
-from domain.projection.project import (
+from chat_recall.domain.projection.project import (
     PROJECTION_MAX_BYTES,
     PROJECTION_TAIL_BYTES,
     PROJECTION_VERSION,

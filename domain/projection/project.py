@@ -15,10 +15,10 @@ from collections.abc import Iterator
 
 import attrs
 
-from domain.messages import MessageText, Role
-from domain.projection.policy import DEFAULT_POLICY, BodyRule, MarkupPolicy, TagClass
-from domain.projection.scanner import Block, Prose, Segment, parse_attributes, scan
-from domain.projection.text import (
+from chat_recall.domain.messages import MessageText, Role
+from chat_recall.domain.projection.policy import DEFAULT_POLICY, BodyRule, MarkupPolicy, TagClass
+from chat_recall.domain.projection.scanner import Block, Prose, Segment, parse_attributes, scan
+from chat_recall.domain.projection.text import (
     cap_utf8,
     clip_chars,
     collapse_whitespace,

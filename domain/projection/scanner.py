@@ -25,7 +25,7 @@ import re
 
 import attrs
 
-from domain.projection.policy import BodyRule, MarkupPolicy, TagClass, TagRule
+from chat_recall.domain.projection.policy import BodyRule, MarkupPolicy, TagClass, TagRule
 
 _NAME = re.compile(r"[A-Za-z][\w-]*")
 _ATTRIBUTE = re.compile(r'([A-Za-z_][\w.:-]*)\s*=\s*"([^"]*)"')

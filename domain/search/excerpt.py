@@ -6,9 +6,9 @@ across adapters; segmentation marks are removed at the end.
 
 from __future__ import annotations
 
-from domain.projection.text import collapse_whitespace
-from domain.text import reading_text
-from domain.text.unicode61 import find_tokens
+from chat_recall.domain.projection.text import collapse_whitespace
+from chat_recall.domain.text import reading_text
+from chat_recall.domain.text.unicode61 import find_tokens
 
 ELLIPSIS = "…"
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import attrs
 
-from domain.query import MatchQuery, Phrase
-from domain.text import index_text, tokenize
+from chat_recall.domain.query import MatchQuery, Phrase
+from chat_recall.domain.text import index_text, tokenize
 
 MAX_TERMS = 12
 MAX_PHRASE_TOKENS = 16

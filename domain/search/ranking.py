@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import attrs
 
-from domain.model import Candidate, ChatId
-from domain.query import Bm25Weights
+from chat_recall.domain.model import Candidate, ChatId
+from chat_recall.domain.query import Bm25Weights
 
 
 @attrs.frozen

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from domain.text.unicode61_table import FOLDS, TOKEN_RANGES
+from chat_recall.domain.text.unicode61_table import FOLDS, TOKEN_RANGES
 
 
 def _character_class(ranges: tuple[tuple[int, int], ...]) -> str:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters import bootstrap
-from adapters.memory.database import InMemoryDatabase
-from application.service import ChatRecall
-from contracts.harness import StorageHarness
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.memory.database import InMemoryDatabase
+from chat_recall.application.service import ChatRecall
+from chat_recall.contracts.harness import StorageHarness
 
 
 def sqlite_harness(path: Path) -> StorageHarness:

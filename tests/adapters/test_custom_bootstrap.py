@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from adapters import bootstrap
-from adapters.memory.database import InMemoryDatabase, InMemoryHostStore
-from adapters.memory.dirty_queue import InMemoryDirtyQueue
-from adapters.memory.index_store import InMemoryIndexStore
-from adapters.memory.message_repo import InMemoryMessageRepo
-from application.service import ChatRecall
-from contracts.harness import StorageHarness
-from contracts.indexer import IndexerContract
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostStore
+from chat_recall.adapters.memory.dirty_queue import InMemoryDirtyQueue
+from chat_recall.adapters.memory.index_store import InMemoryIndexStore
+from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
+from chat_recall.application.service import ChatRecall
+from chat_recall.contracts.harness import StorageHarness
+from chat_recall.contracts.indexer import IndexerContract
 
 
 def third_party_harness() -> StorageHarness:

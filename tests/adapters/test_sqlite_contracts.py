@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from contracts.dirty_queue import DirtyQueueContract
-from contracts.harness import StorageHarness
-from contracts.index_store import IndexStoreContract
-from contracts.indexer import IndexerContract
-from contracts.message_repo import MessageRepoContract
+from chat_recall.contracts.dirty_queue import DirtyQueueContract
+from chat_recall.contracts.harness import StorageHarness
+from chat_recall.contracts.index_store import IndexStoreContract
+from chat_recall.contracts.indexer import IndexerContract
+from chat_recall.contracts.message_repo import MessageRepoContract
 from tests.adapters.conftest import sqlite_harness
 
 

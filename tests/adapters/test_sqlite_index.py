@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from adapters import bootstrap
-from adapters.sqlite import migrations, setup
-from adapters.sqlite.database import SqliteDatabase, check_fts5
-from adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
-from domain.errors import IndexUnavailable, SchemaMismatch, StorageError
-from domain.messages import Role
-from domain.query import MatchQuery, ScopedQuery
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.sqlite import migrations, setup
+from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
+from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
+from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch, StorageError
+from chat_recall.domain.messages import Role
+from chat_recall.domain.query import MatchQuery, ScopedQuery
 
 
 def host_database(path: Path, rows: int = 0) -> None:
@@ -268,7 +268,7 @@ def test_the_transcript_column_is_never_selected(tmp_path: Path) -> None:
 
 
 def test_a_host_can_pass_its_open_connection(tmp_path: Path) -> None:
-    from application.tools.context import CallContext
+    from chat_recall.application.tools.context import CallContext
 
     for connection in (sqlite3.connect(tmp_path / "open.db"), sqlite3.connect(":memory:")):
         recall = bootstrap.sqlite(connection, create_host_schema=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from domain.messages import MessageText
-from domain.projection import project_for_read, project_for_search
+from chat_recall.domain.messages import MessageText
+from chat_recall.domain.projection import project_for_read, project_for_search
 
 
 def build_message(target_bytes: int = 5 * 1024 * 1024) -> str:

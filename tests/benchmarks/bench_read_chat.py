@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from adapters import bootstrap
-from application.tools.context import CallContext
+from chat_recall.adapters import bootstrap
+from chat_recall.application.tools.context import CallContext
 
 SIZES = (1_000, 10_000, 100_000)
 READS = 300

@@ -20,13 +20,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from adapters import bootstrap
-from adapters.sqlite.database import SqliteDatabase
-from adapters.sqlite.fts5_query import compile_match
-from adapters.sqlite.migrations import fts_table_name
-from application.service import ChatRecall
-from application.tools.context import CallContext
-from domain.search.query_builder import build_query
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.fts5_query import compile_match
+from chat_recall.adapters.sqlite.migrations import fts_table_name
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.search.query_builder import build_query
 from tests.benchmarks.fixture import generate
 
 QUERY_CLASSES = {

@@ -19,7 +19,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from adapters.sqlite.schema import REFERENCE_HOST_DDL
+from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 
 SYLLABLES = [
     "ka",

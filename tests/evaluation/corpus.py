@@ -8,7 +8,7 @@ import random
 
 import attrs
 
-from domain.messages import MessageText
+from chat_recall.domain.messages import MessageText
 
 U = MessageText.user
 A = MessageText.assistant

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import attrs
 
-from adapters import bootstrap
-from application.service import ChatRecall
-from application.tools.context import CallContext
-from application.tools.search_chats import SearchChats
-from domain.search.ranking import SearchPolicy
+from chat_recall.adapters import bootstrap
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.domain.search.ranking import SearchPolicy
 from tests.evaluation.corpus import APPS, QUERIES
 
 VARIANTS: dict[str, SearchPolicy] = {

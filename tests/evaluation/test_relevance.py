@@ -3,7 +3,7 @@ design's baseline on the evaluation set, and keeps the recall it reached."""
 
 from __future__ import annotations
 
-from domain.search.ranking import SearchPolicy
+from chat_recall.domain.search.ranking import SearchPolicy
 from tests.evaluation.evaluate import evaluate, load
 
 

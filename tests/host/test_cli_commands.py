@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.cli.main import main
+from chat_recall.adapters.cli.main import main
 
 LINES = [
     {"type": "chat", "id": 7, "app_id": 1, "title": "Auth", "created_at": 1_700_000_000},

@@ -7,15 +7,15 @@ import json
 
 import pytest
 
-from adapters import bootstrap
-from adapters.telemetry import RecordingTelemetry
-from application.service import ChatRecall
-from application.tools.context import AgentMode, CallContext
-from application.tools.definitions import Consent
-from application.tools.registry import ConsentRequest, ToolSettings
-from domain.messages import MessageText, Role
-from domain.ports import Telemetry
-from domain.projection import project_for_read, project_for_search
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.telemetry import RecordingTelemetry
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import AgentMode, CallContext
+from chat_recall.application.tools.definitions import Consent
+from chat_recall.application.tools.registry import ConsentRequest, ToolSettings
+from chat_recall.domain.messages import MessageText, Role
+from chat_recall.domain.ports import Telemetry
+from chat_recall.domain.projection import project_for_read, project_for_search
 
 
 def seeded(**kwargs: object) -> ChatRecall:

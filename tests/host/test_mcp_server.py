@@ -10,8 +10,8 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from adapters import bootstrap
-from domain.messages import Role
+from chat_recall.adapters import bootstrap
+from chat_recall.domain.messages import Role
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def test_mcp_server_lists_searches_and_reads(tmp_path: Path) -> None:
     chat_id = make_database(path)
     parameters = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "adapters.cli.main", "mcp", "--db", str(path), "--app", "1"],
+        args=["-m", "chat_recall.adapters.cli.main", "mcp", "--db", str(path), "--app", "1"],
         cwd=str(ROOT),
     )
 

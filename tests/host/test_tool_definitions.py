@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters import bootstrap
-from application.tools.context import AgentMode, CallContext
-from application.tools.definitions import DEFINITIONS, READ_CHAT, SEARCH_CHATS
-from domain.messages import Role
+from chat_recall.adapters import bootstrap
+from chat_recall.application.tools.context import AgentMode, CallContext
+from chat_recall.application.tools.definitions import DEFINITIONS, READ_CHAT, SEARCH_CHATS
+from chat_recall.domain.messages import Role
 
 SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
 

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from domain.messages import MessageText
-from domain.projection import DEFAULT_POLICY, DEFAULT_RULES, TagClass, project_for_search
+from chat_recall.domain.messages import MessageText
+from chat_recall.domain.projection import (
+    DEFAULT_POLICY,
+    DEFAULT_RULES,
+    TagClass,
+    project_for_search,
+)
 
 INVENTORY: dict[str, TagClass] = {
     "think": TagClass.DROP,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from domain.messages import MessageText
-from domain.projection import (
+from chat_recall.domain.messages import MessageText
+from chat_recall.domain.projection import (
     PROJECTION_MAX_BYTES,
     MarkupPolicy,
     TagClass,

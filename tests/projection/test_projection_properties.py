@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.messages import MessageText
-from domain.projection import (
+from chat_recall.domain.messages import MessageText
+from chat_recall.domain.projection import (
     DEFAULT_RULES,
     PROJECTION_MAX_BYTES,
     TagClass,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from domain.messages import MessageText
-from domain.projection import (
+from chat_recall.domain.messages import MessageText
+from chat_recall.domain.projection import (
     DEFAULT_RULES,
     PROJECTION_VERSION,
     project_for_read,

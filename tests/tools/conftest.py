@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from adapters import bootstrap
-from application.service import ChatRecall
-from domain.messages import Role
+from chat_recall.adapters import bootstrap
+from chat_recall.application.service import ChatRecall
+from chat_recall.domain.messages import Role
 
 USER, ASSISTANT = Role.USER, Role.ASSISTANT
 

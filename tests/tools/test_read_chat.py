@@ -9,11 +9,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import bootstrap
-from adapters.sqlite.database import SqliteDatabase
-from application.service import ChatRecall
-from application.tools.context import CallContext
-from application.tools.read_chat import OUTPUT_BUDGET_BYTES
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.read_chat import OUTPUT_BUDGET_BYTES
 from tests.tools.conftest import ASSISTANT, USER, chat, result
 
 

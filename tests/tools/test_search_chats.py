@@ -7,10 +7,10 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import bootstrap
-from application.service import ChatRecall
-from application.tools.context import CallContext
-from application.tools.search_chats import OUTPUT_BUDGET_BYTES
+from chat_recall.adapters import bootstrap
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.search_chats import OUTPUT_BUDGET_BYTES
 from tests.tools.conftest import ASSISTANT, USER, chat, result
 
 
@@ -350,7 +350,7 @@ def test_any_string_gives_valid_json_within_budget_or_a_structured_error(query: 
 def test_search_chats_and_read_chat_never_write(tmp_path: object) -> None:
     from pathlib import Path
 
-    from adapters.sqlite.database import SqliteDatabase
+    from chat_recall.adapters.sqlite.database import SqliteDatabase
 
     path = Path(str(tmp_path)) / "w.db"
     seeded = bootstrap.sqlite(path, create_host_schema=True)

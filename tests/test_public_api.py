@@ -1,0 +1,75 @@
+"""The public surface: everything a host needs is importable from `chat_recall`."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import subprocess
+import sys
+
+import chat_recall
+from chat_recall import CallContext, Role
+
+
+def _typing_imports() -> dict[str, str]:
+    """Name -> module of the imports under `if TYPE_CHECKING:` in the package root."""
+    tree = ast.parse(inspect.getsource(chat_recall))
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    )
+    found = {}
+    for statement in block.body:
+        assert isinstance(statement, ast.ImportFrom)
+        for alias in statement.names:
+            found[alias.name] = str(statement.module)
+    return found
+
+
+def test_every_public_name_resolves_and_the_three_lists_agree() -> None:
+    exports = chat_recall._EXPORTS
+    assert sorted(chat_recall.__all__) == sorted(["__version__", *exports])
+    assert _typing_imports() == exports
+    for name in chat_recall.__all__:
+        assert getattr(chat_recall, name) is not None
+    assert chat_recall.sqlite.__module__ == "chat_recall.adapters.bootstrap"
+
+
+def test_version_comes_from_the_package_metadata() -> None:
+    from importlib.metadata import version
+
+    assert chat_recall.__version__ == version("chat-recall")
+    result = subprocess.run(
+        [sys.executable, "-m", "chat_recall", "--help"], capture_output=True, text=True, check=True
+    )
+    assert "chat-recall" in result.stdout
+
+
+def test_the_facade_is_a_context_manager_that_waits_for_the_index() -> None:
+    with chat_recall.in_memory() as recall:
+        chat_id = recall.host.create_chat(1, "Auth", 1_700_000_000)
+        recall.host.add_message(chat_id, Role.USER, "argon2 hashing it is", 1_700_000_060)
+        assert recall.status(1).state == "indexing"
+        assert recall.wait_until_indexed(timeout=30)
+        assert recall.status(1).state == "ready"
+        recall.start()
+        recall.host.add_message(chat_id, Role.USER, "and bcrypt for legacy", 1_700_000_120)
+        recall.notify()
+        assert recall.wait_until_indexed(timeout=30)
+        output = recall.search_chats(CallContext(app_id=1), {"query": "bcrypt"})
+        assert '"chat_id":1' in output
+    assert not recall.indexer.running
+    recall.close()  # closing twice is harmless
+
+
+def test_the_facade_is_an_async_context_manager() -> None:
+    async def scenario() -> str:
+        async with chat_recall.in_memory() as recall:
+            chat_id = recall.host.create_chat(1, "Auth", 1_700_000_000)
+            recall.host.add_message(chat_id, Role.USER, "passkeys later", 1_700_000_060)
+            recall.wait_until_indexed(timeout=30)
+            return await recall.search_chats_async(CallContext(app_id=1), {"query": "passkeys"})
+
+    assert '"chat_id":1' in asyncio.run(scenario())
