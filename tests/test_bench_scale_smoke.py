@@ -1,18 +1,61 @@
-"""The scale benchmark stays runnable: a tiny run, checked for its correctness part
-(planted rare terms found, terms only inside dropped bodies never found) and its shape.
-Timings are printed by the benchmark itself, never asserted here."""
+"""The scale benchmark stays runnable on both fixture profiles: a tiny run, checked for
+its correctness part (planted rare terms found, terms only inside dropped bodies never
+found) and its shape. Timings are printed by the benchmark itself, never asserted here."""
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
+import pytest
+
 from tests.benchmarks.bench_scale import QUERY_CLASSES, run
+from tests.benchmarks.fixture import generate
 
 
-def test_a_small_benchmark_run_is_correct_and_complete() -> None:
-    results = run(4_000, None, repeats=2)
+@pytest.mark.parametrize(("profile", "messages"), [("standard", 4_000), ("heavy", 2_000)])
+def test_a_small_benchmark_run_is_correct_and_complete(profile: str, messages: int) -> None:
+    results = run(messages, None, repeats=2, profile=profile)
     correctness = results["correctness"]
     assert correctness["planted_rare_terms"] > 0
+    assert correctness["hidden_terms"] > 0
     assert correctness["rare_terms_missed"] == []
     assert correctness["hidden_terms_found"] == []
-    assert set(results["search"]) == set(QUERY_CLASSES)
-    assert results["backfill"]["messages"] >= 4_000
+    assert set(results["search"]) == set(QUERY_CLASSES[profile])
+    assert results["backfill"]["messages"] >= messages
     assert results["fixture"]["largest_app_messages"] > results["fixture"]["messages"] / 10
+    assert results["projection"]["messages"] > 0
+    assert results["raw_fts5_insert"]["messages"] > 0
+    assert results["size"]["index_mb"] > 0
+    for row in results["search"].values():
+        assert row["matches_sent"] >= row["matches_words"] > 0
+
+
+def test_the_heavy_profile_has_the_shape_of_issue_16(tmp_path: Path) -> None:
+    manifest = generate(tmp_path / "heavy.db", messages=6_000, profile="heavy")
+    connection = sqlite3.connect(tmp_path / "heavy.db")
+    total, content = connection.execute(
+        "SELECT count(*), sum(length(CAST(content AS BLOB))) FROM messages"
+    ).fetchone()
+    assistant = connection.execute(
+        "SELECT count(*), sum(content LIKE '%<dyad-write %'), sum(content LIKE '%<think>%'), "
+        "sum(content LIKE '%<dyad-execute-sql %'), sum(content LIKE '%<dyad-add-dependency %') "
+        "FROM messages WHERE role = 'assistant' AND is_compaction_summary = 0"
+    ).fetchone()
+    users, naming_a_file, short = connection.execute(
+        "SELECT count(*), sum(content GLOB '*.ts*' OR content GLOB '*.sql*'), "
+        "sum(length(content) < 400) FROM messages WHERE role = 'user'"
+    ).fetchone()
+    summaries = connection.execute("SELECT sum(is_compaction_summary) FROM messages").fetchone()[0]
+    connection.close()
+    assert total == manifest["messages"]
+    assert 4_500 < content / total < 6_500  # ~5.4 KB per message
+    assert 0.16 < max(manifest["per_app"]) / total < 0.20  # the largest app ~18%
+    writes, thinks, sql, dependencies = (count / assistant[0] for count in assistant[1:])
+    assert 0.25 < writes < 0.35
+    assert 0.35 < thinks < 0.45
+    assert sql > 0.02
+    assert dependencies > 0.02
+    assert 0.005 < summaries / total < 0.02
+    assert 0.2 < naming_a_file / users < 0.3
+    assert short / users > 0.95

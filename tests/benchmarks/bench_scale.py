@@ -1,7 +1,11 @@
-"""The scale benchmark: a generated fixture, backfill, search per query class against
-the raw FTS5 floor, read_chat, size and memory. Prints a table and writes JSON.
+"""The scale benchmark: a generated fixture (profile `standard` or `heavy`), the
+projection alone against raw FTS5 inserts of the same documents, backfill through the
+indexer, search per query class against the raw FTS5 floor (for the query chat-recall
+sends and for the words alone), read_chat, index size on disk and memory. Prints a
+table and writes JSON.
 
-Run: python tests/benchmarks/bench_scale.py --messages 1000000 [--out bench-results/scale.json]
+Run: python -m tests.benchmarks.bench_scale --messages 1000000 --profile heavy
+     [--out bench-results/scale-heavy.json]
 (`--messages 20000` runs in seconds; the test suite runs it small to keep it working.)
 """
 
@@ -12,6 +16,7 @@ import json
 import random
 import resource
 import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -23,21 +28,41 @@ from typing import Any
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.fts5_query import compile_match
-from chat_recall.adapters.sqlite.migrations import fts_table_name
+from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
+from chat_recall.adapters.sqlite.migrations import FTS_TOKENIZER, fts_table_name
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.indexing import build_document
+from chat_recall.domain.model import IndexDocument, SourceRow
+from chat_recall.domain.projection import DEFAULT_POLICY, project_for_search
+from chat_recall.domain.query import MatchQuery
 from chat_recall.domain.search.query_builder import build_query
-from tests.benchmarks.fixture import generate
+from tests.benchmarks.fixture import PROFILES, generate
 
-QUERY_CLASSES = {
-    "rare term": None,  # from the manifest: a planted term in the oldest messages
-    "common word": "component",
-    "multi-word": "session token cache",
-    "phrase": "login form",
-    "file name": "session.ts",
-    "japanese word": "認証",
-    "stopword question": "what did we decide about the login form for the app",
+# Query text per class and profile; None is a planted rare term from the manifest.
+QUERY_CLASSES: dict[str, dict[str, str | None]] = {
+    "standard": {
+        "rare term": None,
+        "common word": "component",
+        "multi-word": "session token cache",
+        "phrase": "login form",
+        "file name": "session.ts",
+        "japanese word": "認証",
+        "stopword question": "what did we decide about the login form for the app",
+    },
+    "heavy": {  # the classes of issue 16
+        "rare term": None,
+        "common word": "component",
+        "three common words": "session token cache",
+        "can you fix": "can you fix",
+        "file name": "login.ts",
+        "japanese word": "認証",
+        "stopword question": "what did we decide about the login form for the app",
+    },
 }
+PROJECTION_SAMPLE = 20_000  # messages spread over the whole fixture
+RAW_INSERT_BATCH = 256  # the indexer's largest batch
+RSS_SAMPLES = 10
 
 
 def current_rss_mb() -> float:
@@ -60,12 +85,80 @@ def timed(function: Any, repeats: int) -> list[float]:
     return timings
 
 
+def sample_ids(path: Path, sample: int) -> list[int]:
+    """Message ids spread evenly over the whole fixture (every app, old and new)."""
+    connection = sqlite3.connect(path)
+    ids = [row[0] for row in connection.execute("SELECT id FROM messages ORDER BY id")]
+    connection.close()
+    step = max(1, len(ids) // sample)
+    return ids[::step][:sample]
+
+
+def projection_throughput(recall: ChatRecall, path: Path, sample: int) -> dict[str, Any]:
+    """The projection alone (domain, no storage) over a sample of source rows: the text
+    search indexes (`project_for_search`) and the whole document (`build_document`,
+    which adds index text for CJK segmentation)."""
+    repo: SqliteMessageRepo = recall.repo  # type: ignore[assignment]
+    ids = sample_ids(path, sample)
+    rows: list[SourceRow] = []
+    for start in range(0, len(ids), 256):
+        rows.extend(repo.source_rows(ids[start : start + 256]))
+    content_bytes = sum(len(row.message.content.encode("utf-8")) for row in rows)
+    started = time.perf_counter()
+    for row in rows:
+        project_for_search(row.message.text, DEFAULT_POLICY)
+    projection = time.perf_counter() - started
+    started = time.perf_counter()
+    documents = [build_document(row, DEFAULT_POLICY) for row in rows]
+    build = time.perf_counter() - started
+    kept = [document for document in documents if document is not None]
+    return {
+        "messages": len(rows),
+        "content_mb": round(content_bytes / 1e6, 1),
+        "projected_mb": round(sum(len(d.body.encode("utf-8")) for d in kept) / 1e6, 2),
+        "projection_messages_per_second": round(len(rows) / projection),
+        "projection_mb_per_second": round(content_bytes / 1e6 / projection, 1),
+        "build_document_messages_per_second": round(len(rows) / build),
+        "build_document_mb_per_second": round(content_bytes / 1e6 / build, 1),
+        "_documents": kept,
+    }
+
+
+def raw_fts5_insert(directory: Path, documents: list[IndexDocument]) -> dict[str, Any]:
+    """The same documents inserted straight into one FTS5 table with the index's
+    tokenizer, in transactions of the indexer's largest batch (WAL, default sync): the
+    engine's own insert speed on this data, the floor for backfill."""
+    path = directory / "raw-insert.db"
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute(
+        f"CREATE VIRTUAL TABLE f USING fts5(title, body, chat_ref, tokenize = '{FTS_TOKENIZER}')"
+    )
+    rows = [(d.message_id, d.title, d.body, f"c{d.chat_id}") for d in documents]
+    started = time.perf_counter()
+    for start in range(0, len(rows), RAW_INSERT_BATCH):
+        connection.execute("BEGIN IMMEDIATE")
+        connection.executemany(
+            "INSERT INTO f(rowid, title, body, chat_ref) VALUES (?, ?, ?, ?)",
+            rows[start : start + RAW_INSERT_BATCH],
+        )
+        connection.execute("COMMIT")
+    elapsed = time.perf_counter() - started
+    connection.close()
+    for leftover in directory.glob("raw-insert.db*"):
+        leftover.unlink()
+    return {
+        "messages": len(rows),
+        "messages_per_second": round(len(rows) / elapsed) if rows else None,
+    }
+
+
 def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
     started = time.perf_counter()
     projection = storage = merging = longest = longest_merge = 0.0
     indexed = batches = 0
-    rss_samples = []
-    next_sample = 0.25
+    rss_samples = [round(current_rss_mb(), 1)]
+    next_sample = 1 / RSS_SAMPLES
     while True:
         report = recall.indexer.run_batch()
         batches += 1
@@ -77,7 +170,7 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         merging += report.merge_seconds
         if indexed >= next_sample * total:
             rss_samples.append(round(current_rss_mb(), 1))
-            next_sample += 0.25
+            next_sample += 1 / RSS_SAMPLES
         if not report.did_work and recall.dirty.backlog().is_empty:
             break
     elapsed = time.perf_counter() - started
@@ -87,11 +180,44 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         "messages_per_second": round(indexed / elapsed),
         "projection_messages_per_second": round(indexed / projection) if projection else None,
         "storage_messages_per_second": round(indexed / storage) if storage else None,
+        "projection_share": round(projection / elapsed, 2),
+        "merge_share": round(merging / elapsed, 2),
         "batches": batches,
         "longest_batch_ms": round(longest * 1000, 1),
         "longest_merge_step_ms": round(longest_merge * 1000, 1),
         "merge_seconds": round(merging, 2),
-        "rss_mb_at_25_50_75_100_percent": rss_samples,
+        "rss_mb_every_10_percent": rss_samples,
+        "rss_growth_mb": round(max(rss_samples) - rss_samples[0], 1),
+    }
+
+
+def index_size(path: Path) -> dict[str, Any]:
+    """Bytes on disk by object (SQLite's dbstat): chat-recall's objects against the
+    host's own tables."""
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    sizes = dict(
+        connection.execute(
+            "SELECT name, sum(pgsize) FROM dbstat WHERE aggregate = TRUE GROUP BY name"
+        ).fetchall()
+    )
+    connection.close()
+    ours = {name: size for name, size in sizes.items() if name.startswith("chat_recall_")}
+
+    def part(suffix: str) -> int:
+        return sum(
+            size
+            for name, size in ours.items()
+            if name.startswith("chat_recall_fts_") and name.endswith(suffix)
+        )
+
+    return {
+        "index_mb": round(sum(ours.values()) / 1e6, 1),
+        "fts_postings_mb": round((part("_data") + part("_idx")) / 1e6, 1),
+        "fts_content_mb": round(part("_content") / 1e6, 1),
+        "fts_docsize_mb": round(part("_docsize") / 1e6, 1),
+        "host_mb": round(sum(s for n, s in sizes.items() if n not in ours) / 1e6, 1),
+        "file_mb": round(path.stat().st_size / 1e6, 1),
     }
 
 
@@ -100,7 +226,7 @@ def _search(recall: ChatRecall, context: CallContext, text: str) -> None:
 
 
 def _floor(database: SqliteDatabase, table: str, match: str) -> None:
-    """The same query as one raw FTS5 statement: the floor the product is measured on."""
+    """One raw FTS5 statement, bm25 top-200 in the app's table: the engine's floor."""
     with database.reading() as connection:
         connection.execute(
             f'SELECT rowid, bm25("{table}", 10.0, 1.0, 0.0) AS s FROM "{table}" '
@@ -109,38 +235,57 @@ def _floor(database: SqliteDatabase, table: str, match: str) -> None:
         ).fetchall()
 
 
-def search_classes(recall: ChatRecall, manifest: dict[str, Any], repeats: int) -> dict[str, Any]:
+def _count(database: SqliteDatabase, table: str, match: str) -> int:
+    with database.reading() as connection:
+        found: int = connection.execute(
+            f'SELECT count(*) FROM "{table}" WHERE "{table}" MATCH ?', (match,)
+        ).fetchone()[0]
+    return found
+
+
+def _summary(timings: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(statistics.median(timings), 2),
+        "p95_ms": round(percentile(timings, 0.95), 2),
+    }
+
+
+def search_classes(
+    recall: ChatRecall, manifest: dict[str, Any], classes: dict[str, str | None], repeats: int
+) -> dict[str, Any]:
+    """Per class: chat-recall's search_chats, the raw FTS5 statement for the MATCH it
+    sends (`floor_sent`), and for the query's words alone, each word one phrase, no
+    inflections, no whole-query phrase (`floor_words`); same run, same data."""
     database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
     app_id = 1  # the largest app
+    table = fts_table_name(app_id)
     rare = [entry for entry in manifest["rare_terms"] if entry["app_id"] == app_id]
     results = {}
-    for name, query in QUERY_CLASSES.items():
+    for name, query in classes.items():
         text = query or rare[0]["term"]
-        table = fts_table_name(app_id)
-        match = compile_match(build_query(text).match, None)
+        plan = build_query(text)
+        sent = compile_match(plan.match, None)
+        words = compile_match(MatchQuery(tuple(term.phrase for term in plan.terms)), None)
         product = timed(partial(_search, recall, CallContext(app_id), text), repeats)
-        raw = timed(partial(_floor, database, table, match), repeats)
-        with database.reading() as connection:
-            matches = connection.execute(
-                f'SELECT count(*) FROM "{table}" WHERE "{table}" MATCH ?', (match,)
-            ).fetchone()[0]
+        floor_sent = timed(partial(_floor, database, table, sent), repeats)
+        floor_words = timed(partial(_floor, database, table, words), repeats)
         results[name] = {
             "query": text,
-            "matches": matches,
-            "median_ms": round(statistics.median(product), 2),
-            "p95_ms": round(percentile(product, 0.95), 2),
-            "floor_median_ms": round(statistics.median(raw), 2),
-            "floor_p95_ms": round(percentile(raw, 0.95), 2),
-            "overhead_ratio": round(
-                statistics.median(product) / max(statistics.median(raw), 1e-6), 2
+            "match_sent": sent,
+            "match_words": words,
+            "matches_sent": _count(database, table, sent),
+            "matches_words": _count(database, table, words),
+            "search_chats": _summary(product),
+            "floor_sent": _summary(floor_sent),
+            "floor_words": _summary(floor_words),
+            "overhead_ratio_p50": round(
+                statistics.median(product) / max(statistics.median(floor_sent), 1e-6), 2
             ),
         }
     return results
 
 
 def reads(recall: ChatRecall, path: Path, repeats: int) -> dict[str, Any]:
-    import sqlite3
-
     connection = sqlite3.connect(path)
     chat_id, count = connection.execute(
         "SELECT c.id, count(*) FROM chats c JOIN messages m ON m.chat_id = c.id "
@@ -197,30 +342,59 @@ def correctness(recall: ChatRecall, manifest: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run(messages: int, out: Path | None, repeats: int = 30) -> dict[str, Any]:
+def run(
+    messages: int, out: Path | None, repeats: int = 30, profile: str = "standard"
+) -> dict[str, Any]:
     directory = Path(tempfile.mkdtemp(prefix="chat-recall-bench-"))
     path = directory / "fixture.db"
+    try:
+        return _run(directory, path, messages, out, repeats, profile)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _run(
+    directory: Path, path: Path, messages: int, out: Path | None, repeats: int, profile: str
+) -> dict[str, Any]:
     started = time.perf_counter()
-    manifest = generate(path, messages=messages)
+    manifest = generate(path, messages=messages, profile=profile)
     generation = time.perf_counter() - started
+    connection = sqlite3.connect(path)
+    content_bytes = connection.execute(
+        "SELECT sum(length(CAST(content AS BLOB))) FROM messages"
+    ).fetchone()[0]
+    connection.close()
+    started = time.perf_counter()
     recall = bootstrap.sqlite(path)
+    install = time.perf_counter() - started
     results: dict[str, Any] = {
+        "profile": profile,
         "fixture": {
             "messages": manifest["messages"],
             "chats": manifest["chats"],
             "apps": manifest["apps"],
             "largest_app_messages": max(manifest["per_app"]),
+            "content_mb": round(content_bytes / 1e6, 1),
+            "average_message_kb": round(content_bytes / manifest["messages"] / 1e3, 2),
             "generation_seconds": round(generation, 1),
         },
+        "install_seconds": round(install, 2),
     }
+    projection = projection_throughput(recall, path, min(PROJECTION_SAMPLE, messages))
+    documents = projection.pop("_documents")
+    results["projection"] = projection
+    results["raw_fts5_insert"] = raw_fts5_insert(directory, documents)
+    del documents
     results["backfill"] = backfill(recall, manifest["messages"])
-    results["search"] = search_classes(recall, manifest, repeats)
+    raw_rate = results["raw_fts5_insert"]["messages_per_second"]
+    results["backfill"]["ratio_to_raw_fts5_insert"] = (
+        round(results["backfill"]["messages_per_second"] / raw_rate, 2) if raw_rate else None
+    )
+    results["search"] = search_classes(recall, manifest, QUERY_CLASSES[profile], repeats)
     results["read_chat"] = reads(recall, path, repeats * 5)
     results["correctness"] = correctness(recall, manifest)
     recall.close()
-    size = sum(p.stat().st_size for p in directory.glob("fixture.db*"))
-    results["database_mb"] = round(size / 1e6, 1)
-    shutil.rmtree(directory, ignore_errors=True)
+    results["size"] = index_size(path)
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -230,24 +404,44 @@ def run(messages: int, out: Path | None, repeats: int = 30) -> dict[str, Any]:
 
 def print_table(results: dict[str, Any]) -> None:
     fixture, backfill_ = results["fixture"], results["backfill"]
+    projection, raw = results["projection"], results["raw_fts5_insert"]
     print(
-        f"fixture: {fixture['messages']:,} messages, {fixture['chats']:,} chats, "
-        f"{fixture['apps']} apps (largest {fixture['largest_app_messages']:,}), "
-        f"generated in {fixture['generation_seconds']}s"
+        f"profile {results['profile']}: {fixture['messages']:,} messages, "
+        f"{fixture['chats']:,} chats, {fixture['apps']} apps "
+        f"(largest {fixture['largest_app_messages']:,}), {fixture['content_mb']:,} MB of "
+        f"content ({fixture['average_message_kb']} KB/message), generated in "
+        f"{fixture['generation_seconds']}s; install {results['install_seconds']}s"
+    )
+    print(
+        f"projection alone ({projection['messages']:,} sampled messages, "
+        f"{projection['content_mb']} MB): {projection['projection_messages_per_second']:,} "
+        f"msg/s, {projection['projection_mb_per_second']} MB/s; with index text "
+        f"{projection['build_document_messages_per_second']:,} msg/s; raw FTS5 insert of "
+        f"the same documents {raw['messages_per_second']:,} msg/s"
     )
     print(
         f"backfill: {backfill_['messages_per_second']:,} msg/s overall "
-        f"(projection {backfill_['projection_messages_per_second']:,}/s, "
-        f"storage {backfill_['storage_messages_per_second']:,}/s), "
-        f"longest batch {backfill_['longest_batch_ms']} ms "
-        f"(merge step {backfill_['longest_merge_step_ms']} ms), "
-        f"RSS {backfill_['rss_mb_at_25_50_75_100_percent']} MB"
+        f"({backfill_['ratio_to_raw_fts5_insert']}x raw FTS5 insert; in-batch projection "
+        f"{backfill_['projection_messages_per_second']:,}/s, storage "
+        f"{backfill_['storage_messages_per_second']:,}/s; projection "
+        f"{backfill_['projection_share']:.0%} and merge steps {backfill_['merge_share']:.0%} "
+        f"of the time), longest batch {backfill_['longest_batch_ms']} ms "
+        f"(merge step {backfill_['longest_merge_step_ms']} ms)"
     )
-    print(f"{'search class':20} {'matches':>8} {'median':>8} {'p95':>8} {'floor':>8} {'ratio':>6}")
+    print(
+        f"RSS during backfill, every 10%: {backfill_['rss_mb_every_10_percent']} MB "
+        f"(growth {backfill_['rss_growth_mb']} MB)"
+    )
+    print(
+        f"{'search class':20} {'matches':>15} {'search_chats p50/p95':>21} "
+        f"{'floor sent p50/p95':>19} {'floor words p50/p95':>20}"
+    )
     for name, row in results["search"].items():
+        product, sent, words = row["search_chats"], row["floor_sent"], row["floor_words"]
+        matches = f"{row['matches_sent']}/{row['matches_words']}"
         print(
-            f"{name:20} {row['matches']:>8} {row['median_ms']:>8} {row['p95_ms']:>8} "
-            f"{row['floor_median_ms']:>8} {row['overhead_ratio']:>6}"
+            f"{name:20} {matches:>15} {product['p50_ms']:>10} {product['p95_ms']:>10} "
+            f"{sent['p50_ms']:>9} {sent['p95_ms']:>9} {words['p50_ms']:>10} {words['p95_ms']:>9}"
         )
     read = results["read_chat"]
     print(
@@ -255,17 +449,25 @@ def print_table(results: dict[str, Any]) -> None:
         f"{read['around_median_ms']} ms p95 {read['around_p95_ms']} ms; page median "
         f"{read['page_median_ms']} ms p95 {read['page_p95_ms']} ms"
     )
-    print(f"database {results['database_mb']} MB, peak RSS {results['peak_rss_mb']} MB")
+    size = results["size"]
+    print(
+        f"on disk: index {size['index_mb']} MB (FTS postings {size['fts_postings_mb']}, "
+        f"FTS content {size['fts_content_mb']}, docsize {size['fts_docsize_mb']}), host "
+        f"tables {size['host_mb']} MB, file {size['file_mb']} MB; peak RSS "
+        f"{results['peak_rss_mb']} MB"
+    )
     print(f"correctness: {results['correctness']}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=1_000_000)
-    parser.add_argument("--out", type=Path, default=Path("bench-results/scale.json"))
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="standard")
+    parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--repeats", type=int, default=30)
     arguments = parser.parse_args()
-    print_table(run(arguments.messages, arguments.out, arguments.repeats))
+    out = arguments.out or Path(f"bench-results/scale-{arguments.profile}.json")
+    print_table(run(arguments.messages, out, arguments.repeats, arguments.profile))
 
 
 if __name__ == "__main__":
