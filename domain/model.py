@@ -10,6 +10,16 @@ AppId = int
 ChatId = int
 MessageId = int
 
+# Ids are signed 64-bit integers in every engine chat-recall stores them in (SQLite
+# INTEGER, PostgreSQL bigint): a value outside this range can name no row.
+ID_MIN = -(2**63)
+ID_MAX = 2**63 - 1
+
+
+def is_storable_id(value: int) -> bool:
+    """Whether `value` fits the 64-bit id range every storage engine shares."""
+    return ID_MIN <= value <= ID_MAX
+
 
 @attrs.frozen
 class Chat:

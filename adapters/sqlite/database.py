@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 
 from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.domain.errors import IndexUnavailable, StorageError
+from chat_recall.domain.errors import IndexUnavailable, InvalidArguments, StorageError
 
 BUSY_TIMEOUT_MS = 5_000
 
@@ -150,3 +150,5 @@ def translate_errors() -> Iterator[None]:
         raise StorageError(message) from error
     except sqlite3.Error as error:
         raise StorageError(str(error)) from error
+    except OverflowError as error:  # a bound id beyond SQLite's 64-bit INTEGER
+        raise InvalidArguments("an id is outside the 64-bit integer range") from error

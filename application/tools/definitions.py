@@ -8,6 +8,8 @@ from typing import Any
 
 import attrs
 
+from chat_recall.domain.model import ID_MAX
+
 
 class Consent(enum.Enum):
     ALWAYS = "always"  # run without asking
@@ -56,10 +58,16 @@ SEARCH_CHATS_SCHEMA: dict[str, Any] = {
 READ_CHAT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "chat_id": {"type": "integer", "minimum": 1, "description": "The chat to read."},
+        "chat_id": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": ID_MAX,
+            "description": "The chat to read.",
+        },
         "around_message_id": {
             "type": "integer",
             "minimum": 1,
+            "maximum": ID_MAX,
             "description": "Read around this message (from a search_chats hit).",
         },
         "before": {

@@ -19,7 +19,7 @@ import attrs
 from chat_recall.application.tools.arguments import parse_arguments
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.output import ARCHIVAL_NOTICE, dumps, iso_time, size, unstructure
-from chat_recall.domain.model import Chat, MessageWindow, StoredMessage
+from chat_recall.domain.model import ID_MAX, Chat, MessageWindow, StoredMessage
 from chat_recall.domain.ports import MessageRepo
 from chat_recall.domain.projection import MarkupPolicy, project_for_read
 from chat_recall.domain.projection.text import cap_utf8, clip_chars, valid_unicode
@@ -37,8 +37,8 @@ Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
 def _positive(name: str) -> Validator:
     def check(instance: object, attribute: object, value: int | None) -> None:
-        if value is not None and value < 1:
-            raise ValueError(f"{name} must be a positive integer")
+        if value is not None and not 1 <= value <= ID_MAX:
+            raise ValueError(f"{name} must be a positive integer of at most {ID_MAX} (2^63-1)")
 
     return check
 

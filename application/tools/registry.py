@@ -4,6 +4,7 @@ modes, the completed cards, and content-free telemetry around every call."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,6 +19,8 @@ from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.errors import ChatRecallError
 from chat_recall.domain.ports import Clock, Telemetry
 from chat_recall.domain.telemetry import ToolCallEvent
+
+log = logging.getLogger("chat_recall.tools")
 
 
 class ToolUnavailable(ChatRecallError):
@@ -100,6 +103,13 @@ class ToolRegistry:
         except ChatRecallError as error:
             payload = error_payload(error)
             outcome = error.kind
+        except Exception as error:  # a bug must not become the host's traceback
+            log.exception("%s failed unexpectedly", name)
+            failure = ChatRecallError(
+                f"{name} failed unexpectedly ({type(error).__name__}); the host's log has details"
+            )
+            payload = error_payload(failure)
+            outcome = failure.kind
         output = dumps(payload)
         cards = CardBuilder(self.settings.card_prefix)
         card = (
