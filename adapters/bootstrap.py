@@ -3,7 +3,7 @@
 
     recall = bootstrap.sqlite("app.db")          # the embedded default
     recall = bootstrap.in_memory()               # for hosts' own tests
-    recall = bootstrap.custom(repo=..., index=..., dirty=..., host=...)  # your adapter
+    recall = bootstrap.custom(repo=..., index=..., unit_of_work=..., dirty=..., host=...)
 
 `overrides` replaces any registered service (by its port or class) with an instance.
 """
@@ -21,6 +21,7 @@ from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostS
 from chat_recall.adapters.memory.dirty_queue import InMemoryDirtyQueue
 from chat_recall.adapters.memory.index_store import InMemoryIndexStore
 from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
+from chat_recall.adapters.memory.unit_of_work import InMemoryIndexUnitOfWork
 from chat_recall.adapters.sqlite import setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
@@ -28,6 +29,7 @@ from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
 from chat_recall.adapters.system_clock import SystemClock
 from chat_recall.adapters.telemetry import NullTelemetry
 from chat_recall.application.indexer import Indexer, IndexerSettings
@@ -41,6 +43,7 @@ from chat_recall.domain.ports import (
     DirtyQueue,
     HostWriter,
     IndexStore,
+    IndexUnitOfWork,
     MessageRepo,
     Telemetry,
 )
@@ -65,6 +68,13 @@ def _container(
     container.register(SearchChats, scope=punq.Scope.singleton)
     container.register(ReadChat, scope=punq.Scope.singleton)
     return container
+
+
+def _alias(container: punq.Container, port: Any, adapter: type[Any]) -> None:
+    """Resolve `port` to the container's one instance of `adapter` (registered as a
+    singleton), so a unit of work and the port share it and overrides still apply."""
+    container.register(adapter, scope=punq.Scope.singleton)
+    container.register(port, factory=lambda: container.resolve(adapter))
 
 
 def _finish(container: punq.Container, overrides: Overrides) -> ChatRecall:
@@ -105,7 +115,8 @@ def sqlite(
     container = _container(policy, settings or IndexerSettings(), tools)
     container.register(SqliteDatabase, instance=database)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
-    container.register(IndexStore, SqliteFts5IndexStore, scope=punq.Scope.singleton)
+    _alias(container, IndexStore, SqliteFts5IndexStore)
+    container.register(IndexUnitOfWork, SqliteIndexUnitOfWork, scope=punq.Scope.singleton)
     container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, SqliteHostWriter, scope=punq.Scope.singleton)
     recall = _finish(container, overrides or {})
@@ -126,7 +137,8 @@ def in_memory(
     container = _container(policy, settings or IndexerSettings(), tools)
     container.register(InMemoryDatabase, instance=database or InMemoryDatabase())
     container.register(MessageRepo, InMemoryMessageRepo, scope=punq.Scope.singleton)
-    container.register(IndexStore, InMemoryIndexStore, scope=punq.Scope.singleton)
+    _alias(container, IndexStore, InMemoryIndexStore)
+    container.register(IndexUnitOfWork, InMemoryIndexUnitOfWork, scope=punq.Scope.singleton)
     container.register(DirtyQueue, InMemoryDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
     return _finish(container, overrides or {})
@@ -136,6 +148,7 @@ def custom(
     *,
     repo: MessageRepo,
     index: IndexStore,
+    unit_of_work: IndexUnitOfWork,
     dirty: DirtyQueue,
     host: HostWriter,
     policy: MarkupPolicy = DEFAULT_POLICY,
@@ -143,11 +156,12 @@ def custom(
     tools: ToolSettings | None = None,
     overrides: Overrides | None = None,
 ) -> ChatRecall:
-    """chat-recall over a third party's storage adapter: pass instances of the four
-    ports; everything else is wired as for the shipped adapters."""
+    """chat-recall over a third party's storage adapter: pass instances of the five
+    storage ports; everything else is wired as for the shipped adapters."""
     container = _container(policy, settings or IndexerSettings(), tools)
     container.register(MessageRepo, instance=repo)
     container.register(IndexStore, instance=index)
+    container.register(IndexUnitOfWork, instance=unit_of_work)
     container.register(DirtyQueue, instance=dirty)
     container.register(HostWriter, instance=host)
     return _finish(container, overrides or {})

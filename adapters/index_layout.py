@@ -12,6 +12,10 @@ from chat_recall.domain.model import ChatId
 
 COLUMNS = ("title", "body", "chat_ref")
 
+# Deleted documents reclaimed per maintenance step. Both adapters use the same step, so
+# the engine statistics a not-yet-reclaimed document still weighs in move in lockstep.
+RECLAIM_PER_STEP = 500
+
 
 def chat_ref(chat_id: ChatId) -> str:
     """The single token that names a chat in the `chat_ref` column."""

@@ -1,9 +1,11 @@
 """The indexer: drains dirty markers into the derived index in small, timed batches.
 
-Each batch re-reads its source rows joined to their chats, projects them (domain),
-and replaces the documents and clears the markers in one `IndexStore.apply`. A marker
-set again while a batch ran keeps its newer seq and stays dirty. Batches adapt their
-size to stay under a time budget, so the host process is never starved.
+Each batch re-reads its source rows joined to their chats, plans the batch (domain:
+projection, documents, removals), and writes the documents and clears the markers it
+read in one `IndexUnitOfWork` transaction. A marker set again while a batch ran keeps
+its newer seq and stays dirty. Batch sizes adapt (domain `BatchSizing`) to stay under a
+time budget, so the host process is never starved; a bounded `IndexStore.maintain()`
+step follows each batch.
 """
 
 from __future__ import annotations
@@ -16,9 +18,15 @@ import attrs
 
 from chat_recall.application.progress import IndexProgress
 from chat_recall.domain.errors import ChatRecallError
-from chat_recall.domain.indexing import build_document, projection_stamp
-from chat_recall.domain.model import IndexBatch, IndexDocument, MessageId
-from chat_recall.domain.ports import Clock, DirtyQueue, IndexStore, MessageRepo, Telemetry
+from chat_recall.domain.indexing import BatchSizing, plan_batch, projection_stamp
+from chat_recall.domain.ports import (
+    Clock,
+    DirtyQueue,
+    IndexStore,
+    IndexUnitOfWork,
+    MessageRepo,
+    Telemetry,
+)
 from chat_recall.domain.projection import MarkupPolicy
 from chat_recall.domain.telemetry import IndexBatchEvent
 
@@ -29,13 +37,8 @@ BACKLOG_RECOUNT = 100
 
 @attrs.frozen
 class IndexerSettings:
-    batch_budget_seconds: float = 0.025
-    initial_batch_size: int = 64
-    min_batch_size: int = 1
-    max_batch_size: int = 256  # measured: larger batches overshoot 25 ms on FTS5 merges
+    sizing: BatchSizing = BatchSizing()
     chats_per_batch: int = 8
-    purges_per_batch: int = 500
-    merge_pages: int = 100  # FTS5 merge work after each batch (measured: <= ~11 ms)
     pause_between_batches_seconds: float = 0.001
     poll_interval_seconds: float = 30.0
 
@@ -49,7 +52,7 @@ class BatchReport:
     duration_seconds: float = 0.0
     batch_size: int = 0
     projection_seconds: float = 0.0  # of duration_seconds: building documents (domain)
-    merge_seconds: float = 0.0  # the maintenance step after the batch, timed apart
+    maintenance_seconds: float = 0.0  # the maintenance step after the batch, timed apart
 
     @property
     def did_work(self) -> bool:
@@ -69,6 +72,7 @@ class IndexReport:
 class Indexer:
     repo: MessageRepo
     index: IndexStore
+    unit_of_work: IndexUnitOfWork
     dirty: DirtyQueue
     clock: Clock
     policy: MarkupPolicy
@@ -92,7 +96,7 @@ class Indexer:
     last_error: ChatRecallError | None = attrs.field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
-        self._batch_size = self.settings.initial_batch_size
+        self._batch_size = self.settings.sizing.initial
 
     # -- one step at a time --------------------------------------------------------------
 
@@ -109,13 +113,12 @@ class Indexer:
         self._prepared = True
 
     def run_batch(self) -> BatchReport:
-        """One bounded batch: purge deleted documents, expand dirty chats, then index
-        up to the current batch size of dirty messages."""
+        """One bounded batch: expand a few dirty chats, index up to the current batch
+        size of dirty messages in one unit of work, then one maintenance step."""
         with self._lock:
             if not self._prepared:
                 self.prepare()
             started = self.clock.monotonic()
-            purged = self.index.purge_deleted(self.settings.purges_per_batch)
             expanded = 0
             for marker in self.dirty.pending_chats(self.settings.chats_per_batch):
                 self.dirty.expand_chat(marker)
@@ -123,32 +126,35 @@ class Indexer:
             size = self._batch_size
             markers = self.dirty.pending_messages(size)
             rows = {row.message.id: row for row in self.repo.source_rows([m.id for m in markers])}
-            upserts: list[IndexDocument] = []
-            deletes: list[MessageId] = []
             projecting = self.clock.monotonic()
-            for marker in markers:
-                row = rows.get(marker.id)
-                document = None if row is None else build_document(row, self.policy)
-                if document is None:
-                    deletes.append(marker.id)
-                else:
-                    upserts.append(document)
+            batch = plan_batch(markers, rows, self.policy)
             projection = self.clock.monotonic() - projecting
-            apps = {document.app_id for document in upserts}
+            apps = {document.app_id for document in batch.upserts}
             if markers:
                 self.progress.begin(apps)
                 try:
-                    self.index.apply(IndexBatch(tuple(upserts), tuple(deletes), tuple(markers)))
+                    with self.unit_of_work.transaction() as writer:
+                        writer.remove(batch.deletes)
+                        writer.put(batch.upserts)
+                        writer.clear(batch.cleared)
                 finally:
                     self.progress.end(apps)
             duration = self.clock.monotonic() - started
-            self._adapt(duration, full=len(markers) == size)
-            merge_started = self.clock.monotonic()
-            if markers or purged:
-                self.index.merge_segments(self.settings.merge_pages)
-            merge = self.clock.monotonic() - merge_started
+            self._batch_size = self.settings.sizing.next_size(
+                size, duration, full=len(markers) == size
+            )
+            maintaining = self.clock.monotonic()
+            maintenance = self.index.maintain()
+            maintenance_seconds = self.clock.monotonic() - maintaining
             report = BatchReport(
-                len(upserts), len(deletes), purged, expanded, duration, size, projection, merge
+                indexed=len(batch.upserts),
+                deleted=len(batch.deletes),
+                purged=maintenance.reclaimed,
+                chats_expanded=expanded,
+                duration_seconds=duration,
+                batch_size=size,
+                projection_seconds=projection,
+                maintenance_seconds=maintenance_seconds,
             )
             if report.did_work:
                 self.telemetry.emit(
@@ -157,7 +163,7 @@ class Indexer:
                         batch_size=size,
                         indexed=report.indexed,
                         deleted=report.deleted,
-                        purged=purged,
+                        purged=report.purged,
                         backlog_messages=self._backlog_after(len(markers)),
                     )
                 )
@@ -171,13 +177,6 @@ class Indexer:
         else:
             self._backlog_estimate -= processed
         return self._backlog_estimate
-
-    def _adapt(self, duration: float, *, full: bool) -> None:
-        budget = self.settings.batch_budget_seconds
-        if duration > budget:
-            self._batch_size = max(self.settings.min_batch_size, self._batch_size // 2)
-        elif full and duration < budget / 2:
-            self._batch_size = min(self.settings.max_batch_size, self._batch_size * 2)
 
     def run_until_idle(self, *, max_batches: int | None = None) -> IndexReport:
         """Run batches until nothing is pending (for CLIs and tests)."""

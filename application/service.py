@@ -16,7 +16,14 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.model import AppId, ChatId
-from chat_recall.domain.ports import Clock, DirtyQueue, HostWriter, IndexStore, MessageRepo
+from chat_recall.domain.ports import (
+    Clock,
+    DirtyQueue,
+    HostWriter,
+    IndexStore,
+    IndexUnitOfWork,
+    MessageRepo,
+)
 from chat_recall.domain.projection import MarkupPolicy
 
 
@@ -41,6 +48,7 @@ class ChatRecall:
 
     repo: MessageRepo
     index: IndexStore
+    unit_of_work: IndexUnitOfWork
     dirty: DirtyQueue
     clock: Clock
     policy: MarkupPolicy

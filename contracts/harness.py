@@ -19,12 +19,19 @@ from chat_recall.application.service import ChatRecall
 
 @attrs.frozen
 class Capabilities:
-    """Where adapters may legitimately differ. `exact_fts5_scores`: bm25 values equal
-    SQLite FTS5's (within 1e-9 relative) for the shared layout. `durable`: a second
-    facade from `open` sees what the first one wrote (a restart)."""
+    """Where adapters may legitimately differ, declared by the adapter under test:
+
+    - `exact_fts5_scores`: scores equal SQLite FTS5's bm25 (negated, within 1e-9
+      relative) for the shared layout; otherwise only the order properties are checked.
+    - `durable`: a second facade from `open` sees what the first one wrote (a restart).
+    - `deferred_reclaim`: documents the host deleted vanish from search at once but are
+      reclaimed later by `IndexStore.maintain()` (counted in `IndexStats.unreclaimed`
+      until then); engines that delete physically at once report 0.
+    """
 
     exact_fts5_scores: bool = True
     durable: bool = True
+    deferred_reclaim: bool = True
 
 
 @attrs.define

@@ -5,7 +5,6 @@ from __future__ import annotations
 from chat_recall.contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
 from chat_recall.contracts.harness import StorageHarness
 from chat_recall.domain.indexing import build_document
-from chat_recall.domain.model import IndexBatch
 from chat_recall.domain.projection import TagClass, TagRule
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 
@@ -72,7 +71,8 @@ class IndexerContract(HarnessLifecycle):
         markers = recall.dirty.pending_messages(10)
         recall.host.update_message(message_id, "second version")
         # A batch that read the old marker must not clear the new one.
-        recall.index.apply(IndexBatch(cleared=tuple(markers)))
+        with recall.unit_of_work.transaction() as writer:
+            writer.clear(markers)
         assert message_id in {m.id for m in recall.dirty.pending_messages(10)}
         recall.indexer.run_until_idle()
         assert found(harness, "second") == [message_id]

@@ -101,7 +101,8 @@ class IndexBatch:
 
 @attrs.frozen
 class Candidate:
-    """One ranked match from the index. `bm25` is FTS5's: lower is better."""
+    """One ranked match from the index. `score` is the engine's relevance of the match
+    (bm25 for the shipped engines): higher is better, positive for every match."""
 
     message_id: MessageId
     chat_id: ChatId
@@ -109,7 +110,7 @@ class Candidate:
     created_at: int
     is_compaction_summary: bool
     projection_truncated: bool
-    bm25: float
+    score: float
 
 
 @attrs.frozen
@@ -125,7 +126,7 @@ class DocumentText:
     is_compaction_summary: bool
     projection_truncated: bool
 
-    def as_candidate(self, bm25: float) -> Candidate:
+    def as_candidate(self, score: float) -> Candidate:
         return Candidate(
             message_id=self.message_id,
             chat_id=self.chat_id,
@@ -133,7 +134,7 @@ class DocumentText:
             created_at=self.created_at,
             is_compaction_summary=self.is_compaction_summary,
             projection_truncated=self.projection_truncated,
-            bm25=bm25,
+            score=score,
         )
 
 
@@ -152,8 +153,18 @@ class Backlog:
 
 @attrs.frozen
 class IndexStats:
-    """Visible documents of an app, and physical index rows (which also count deleted
-    documents not yet purged: they still weigh in bm25 statistics until then)."""
+    """Visible documents of an app, and documents the host deleted that are already
+    invisible but not yet reclaimed by maintenance (engines that reclaim later: they
+    may still weigh in the engine's term statistics until then; 0 elsewhere)."""
 
     documents: int
-    rows: int
+    unreclaimed: int = 0
+
+
+@attrs.frozen
+class Maintenance:
+    """What one bounded maintenance step did: deleted documents reclaimed, and whether
+    more housekeeping remains."""
+
+    reclaimed: int = 0
+    more: bool = False

@@ -7,6 +7,7 @@ suites every implementation passes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from chat_recall.domain.messages import Role
@@ -18,8 +19,9 @@ from chat_recall.domain.model import (
     ChatId,
     DirtyMarker,
     DocumentText,
-    IndexBatch,
+    IndexDocument,
     IndexStats,
+    Maintenance,
     MessageId,
     MessageWindow,
     SourceRow,
@@ -148,31 +150,50 @@ class DirtyQueue(Protocol):
         ...
 
 
-class IndexStore(Protocol):
-    """The derived search documents. `apply` is the unit of work of an indexer batch."""
+class IndexWriter(Protocol):
+    """The writes of one indexer unit of work (see `IndexUnitOfWork`)."""
 
-    def apply(self, batch: IndexBatch) -> None:
-        """Put and delete documents and clear the batch's markers, atomically; a marker
-        whose seq changed since it was read stays."""
+    def put(self, documents: Sequence[IndexDocument]) -> None:
+        """Insert or replace the documents (one per message id)."""
         ...
 
-    def purge_deleted(self, limit: int) -> int:
-        """Physically remove up to `limit` documents the host deleted (they are already
-        invisible to search). Returns how many."""
+    def remove(self, message_ids: Sequence[MessageId]) -> None:
+        """Remove the documents of these messages, wherever they are."""
+        ...
+
+    def clear(self, markers: Sequence[DirtyMarker]) -> None:
+        """Clear these dirty markers, each only if its `seq` is unchanged since it was
+        read: a host write during the batch keeps its marker."""
+        ...
+
+
+class IndexUnitOfWork(Protocol):
+    """The one write transaction of an indexer batch. It spans the index and the dirty
+    queue, so the documents a batch writes and the markers it clears commit together
+    or not at all; it is short (one bounded batch)."""
+
+    def transaction(self) -> AbstractContextManager[IndexWriter]:
+        """Commits when the block ends normally, rolls back when it raises."""
+        ...
+
+
+class IndexStore(Protocol):
+    """The derived search documents: search and read them; housekeeping. Writes go
+    through `IndexUnitOfWork`."""
+
+    def maintain(self) -> Maintenance:
+        """One bounded step of housekeeping after writes: reclaim documents the host
+        deleted (already invisible to search), and compact the engine's storage where
+        it has any. Each step is a short transaction."""
         ...
 
     def remove_orphans(self) -> int:
         """Remove documents whose source message is gone. Returns how many."""
         ...
 
-    def merge_segments(self, pages: int) -> None:
-        """A bounded step of index maintenance after writes (FTS5: an incremental merge
-        of about `pages` pages in each table written since the last step)."""
-        ...
-
     def search(self, query: ScopedQuery) -> list[Candidate]:
-        """The best `query.window` visible candidates of one app by (bm25, message id),
-        the excluded chat left out inside the storage query."""
+        """The best `query.window` visible candidates of one app by score (higher is
+        better), then message id; the excluded chat left out inside the storage query."""
         ...
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:

@@ -32,9 +32,9 @@ class MatchQuery:
 
 
 @attrs.frozen
-class Bm25Weights:
-    """Per-column bm25 weights. FTS5 bm25 is lower-is-better; a larger weight makes a
-    match in that column count more."""
+class FieldWeights:
+    """How much a match counts in each field of a document: a larger weight makes a
+    match in that field count more (the engine's relevance formula applies them)."""
 
     title: float = 10.0
     body: float = 1.0
@@ -43,10 +43,10 @@ class Bm25Weights:
 @attrs.frozen
 class ScopedQuery:
     """A match query within one app, optionally excluding one chat, over a bounded
-    window of the best `window` candidates by (bm25, message id)."""
+    window of the best `window` candidates by (score descending, message id)."""
 
     match: MatchQuery
     app_id: AppId
     exclude_chat_id: ChatId | None = None
     window: int = 200
-    weights: Bm25Weights = Bm25Weights()
+    weights: FieldWeights = FieldWeights()

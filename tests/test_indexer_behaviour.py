@@ -7,6 +7,7 @@ import attrs
 from chat_recall.adapters import bootstrap
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.messages import Role
 from chat_recall.domain.ports import Clock
 
@@ -27,7 +28,7 @@ class SteppingClock:
 
 
 def seeded_recall(clock: SteppingClock, messages: int) -> object:
-    settings = IndexerSettings(initial_batch_size=64, max_batch_size=256, min_batch_size=1)
+    settings = IndexerSettings(sizing=BatchSizing(initial=64, minimum=1, maximum=256))
     recall = bootstrap.in_memory(settings=settings, overrides={Clock: clock})
     chat_id = recall.host.create_chat(1, "c", 1)
     for index in range(messages):
@@ -59,3 +60,13 @@ def test_notify_wakes_the_worker_which_indexes_new_writes() -> None:
     assert '"message_id":' in output
     recall.close()
     assert not recall.indexer.running
+
+
+def test_batch_sizing_is_a_pure_policy() -> None:
+    sizing = BatchSizing(budget_seconds=0.025, initial=64, minimum=4, maximum=128)
+    assert sizing.next_size(64, 0.030, full=True) == 32  # over budget: halve
+    assert sizing.next_size(5, 0.030, full=True) == 4  # never below the minimum
+    assert sizing.next_size(64, 0.010, full=True) == 128  # full and fast: double
+    assert sizing.next_size(128, 0.010, full=True) == 128  # never above the maximum
+    assert sizing.next_size(64, 0.010, full=False) == 64  # a partial batch says nothing
+    assert sizing.next_size(64, 0.020, full=True) == 64  # within budget: keep

@@ -179,7 +179,10 @@ def cmd_status(arguments: argparse.Namespace) -> int:
         )
         for (app_id,) in apps:
             stats = recall.index.stats(app_id)
-            print(f"app {app_id}: {stats.documents} documents ({stats.rows} index rows)")
+            print(
+                f"app {app_id}: {stats.documents} documents "
+                f"({stats.unreclaimed} deleted, awaiting maintenance)"
+            )
         print("integrity: " + ("ok" if not problems else "; ".join(problems)))
     finally:
         recall.close()

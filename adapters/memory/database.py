@@ -8,14 +8,14 @@ what the SQLite triggers do, so hosts can run their own test suites on it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import attrs
 
 from chat_recall.adapters.memory.fts import FtsTable
 from chat_recall.domain.errors import InvalidArguments
 from chat_recall.domain.messages import Role
-from chat_recall.domain.model import AppId, ChatId, DocumentText, MessageId
+from chat_recall.domain.model import AppId, ChatId, DirtyMarker, DocumentText, MessageId
 
 
 @attrs.define
@@ -111,6 +111,13 @@ class InMemoryDatabase:
     def mark_chat(self, chat: ChatRow) -> None:
         self.dirty_chats.pop(chat.id, None)
         self.dirty_chats[chat.id] = DirtyEntry(self.next_seq(), chat.app_id, None)
+
+    def clear_message_markers(self, markers: Iterable[DirtyMarker]) -> None:
+        """Clear message markers whose seq is unchanged since they were read."""
+        for marker in markers:
+            entry = self.dirty_messages.get(marker.id)
+            if entry is not None and entry.seq == marker.seq:
+                del self.dirty_messages[marker.id]
 
     def hide(self, predicate: Callable[[MessageId, DocMeta], bool]) -> None:
         """Make documents invisible at once; their index rows await the purge."""

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from chat_recall.domain.query import Bm25Weights, Phrase
+from chat_recall.domain.query import FieldWeights, Phrase
 from chat_recall.domain.text import tokenize
 
 K1 = 1.2
@@ -88,7 +88,7 @@ class FtsTable:
     def ranked(
         self,
         phrases: tuple[Phrase, ...],
-        weights: Bm25Weights,
+        weights: FieldWeights,
         exclude_chat_ref: str | None,
         limit: int,
     ) -> list[tuple[float, int]]:

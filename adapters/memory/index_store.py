@@ -6,15 +6,16 @@ from collections.abc import Sequence
 
 import attrs
 
-from chat_recall.adapters.index_layout import chat_ref
+from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
 from chat_recall.adapters.memory.database import DocMeta, InMemoryDatabase
 from chat_recall.adapters.memory.fts import FtsTable
 from chat_recall.domain.model import (
     AppId,
     Candidate,
     DocumentText,
-    IndexBatch,
+    IndexDocument,
     IndexStats,
+    Maintenance,
     MessageId,
 )
 from chat_recall.domain.query import ScopedQuery
@@ -34,36 +35,37 @@ class InMemoryIndexStore:
         db.docs.pop(message_id, None)
         db.purge.pop(message_id, None)
 
-    def apply(self, batch: IndexBatch) -> None:
+    def put(self, documents: Sequence[IndexDocument]) -> None:
+        """Under the database lock (see `InMemoryIndexUnitOfWork`)."""
         db = self.database
-        with db.lock:
-            for message_id in batch.deletes:
-                self._remove(message_id)
-            for document in batch.upserts:
-                self._remove(document.message_id)
-                table = db.fts.setdefault(document.app_id, FtsTable())
-                table.insert(
-                    document.message_id, document.title, document.body, chat_ref(document.chat_id)
-                )
-                db.docs[document.message_id] = DocMeta(
-                    document.app_id,
-                    document.chat_id,
-                    document.role,
-                    document.created_at,
-                    document.is_compaction_summary,
-                    document.projection_truncated,
-                )
-            for marker in batch.cleared:
-                entry = db.dirty_messages.get(marker.id)
-                if entry is not None and entry.seq == marker.seq:
-                    del db.dirty_messages[marker.id]
+        for document in documents:
+            self._remove(document.message_id)
+            table = db.fts.setdefault(document.app_id, FtsTable())
+            table.insert(
+                document.message_id, document.title, document.body, chat_ref(document.chat_id)
+            )
+            db.docs[document.message_id] = DocMeta(
+                document.app_id,
+                document.chat_id,
+                document.role,
+                document.created_at,
+                document.is_compaction_summary,
+                document.projection_truncated,
+            )
 
-    def purge_deleted(self, limit: int) -> int:
+    def remove(self, message_ids: Sequence[MessageId]) -> None:
+        for message_id in message_ids:
+            self._remove(message_id)
+
+    def maintain(self) -> Maintenance:
+        """Reclaims deleted documents like the SQLite adapter (the same step size, so
+        term statistics move in lockstep); an inverted index has nothing to compact."""
         with self.database.lock:
-            chosen = sorted(self.database.purge)[:limit]
-            for message_id in chosen:
+            pending = sorted(self.database.purge)
+            for message_id in pending[:RECLAIM_PER_STEP]:
                 self._remove(message_id)
-            return len(chosen)
+            reclaimed = min(len(pending), RECLAIM_PER_STEP)
+            return Maintenance(reclaimed=reclaimed, more=len(pending) > RECLAIM_PER_STEP)
 
     def remove_orphans(self) -> int:
         db = self.database
@@ -84,9 +86,6 @@ class InMemoryIndexStore:
                         stray += 1
             return len(orphans) + stray
 
-    def merge_segments(self, pages: int) -> None:
-        return None  # an inverted index in memory has no segments
-
     def search(self, query: ScopedQuery) -> list[Candidate]:
         db = self.database
         with db.lock:
@@ -96,13 +95,13 @@ class InMemoryIndexStore:
             exclude = None if query.exclude_chat_id is None else chat_ref(query.exclude_chat_id)
             ranked = table.ranked(query.match.phrases, query.weights, exclude, query.window)
             candidates = []
-            for score, rowid in ranked:
+            for score, rowid in ranked:  # FTS5's bm25 sign: lower is better
                 meta = db.docs.get(rowid)
                 if meta is None or meta.app_id != query.app_id:
                     continue
                 row = table.rows[rowid]
                 document = meta.document(rowid, row.title_text, row.body_text)
-                candidates.append(document.as_candidate(score))
+                candidates.append(document.as_candidate(-score))
             return candidates
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
@@ -123,9 +122,9 @@ class InMemoryIndexStore:
 
     def stats(self, app_id: AppId) -> IndexStats:
         with self.database.lock:
-            table = self.database.fts.get(app_id)
             documents = sum(1 for meta in self.database.docs.values() if meta.app_id == app_id)
-            return IndexStats(documents=documents, rows=len(table.rows) if table else 0)
+            unreclaimed = sum(1 for owner in self.database.purge.values() if owner == app_id)
+            return IndexStats(documents=documents, unreclaimed=unreclaimed)
 
     def projection_stamp(self) -> str | None:
         with self.database.lock:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Sequence
+
 import attrs
 
 from chat_recall.adapters.sqlite.database import SqliteDatabase
@@ -19,6 +22,15 @@ MARK_CHUNK = 20_000
 @attrs.define
 class SqliteDirtyQueue:
     database: SqliteDatabase
+
+    @staticmethod
+    def clear(connection: sqlite3.Connection, markers: Sequence[DirtyMarker]) -> None:
+        """Inside the caller's transaction: clear message markers whose seq is
+        unchanged (a newer mark of the same id keeps it dirty)."""
+        connection.executemany(
+            f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
+            [(marker.id, marker.seq) for marker in markers],
+        )
 
     def pending_messages(self, limit: int) -> list[DirtyMarker]:
         with self.database.reading() as connection:

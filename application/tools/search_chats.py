@@ -201,12 +201,12 @@ class SearchChats:
             if answer is None or answer.role is not Role.ASSISTANT or answer.is_compaction_summary:
                 continue
             current = by_id.get(answer.message_id)
-            if current is not None and current.adjusted_bm25 <= question.adjusted_bm25:
+            if current is not None and current.adjusted_score >= question.adjusted_score:
                 continue
             answer_terms, answer_excerpt = highlight(answer.body, wanted, self.policy.excerpt_chars)
             by_id[answer.message_id] = RankedMatch(
-                answer.as_candidate(question.candidate.bm25),
-                question.adjusted_bm25,
+                answer.as_candidate(question.candidate.score),
+                question.adjusted_score,
                 answer_terms,
                 answer_excerpt,
                 body_evidence=question.body_evidence,

@@ -1,12 +1,12 @@
-"""Ranking and grouping over the index's candidates. FTS5 bm25 is lower-is-better; every
-score name here says so (`*_bm25`, `adjusted_bm25`)."""
+"""Ranking and grouping over the index's candidates. Scores are the engine's relevance,
+higher is better; the policies here multiply them (boosts > 1, penalties < 1)."""
 
 from __future__ import annotations
 
 import attrs
 
 from chat_recall.domain.model import Candidate, ChatId
-from chat_recall.domain.query import Bm25Weights
+from chat_recall.domain.query import FieldWeights
 
 
 @attrs.frozen
@@ -14,21 +14,21 @@ class SearchPolicy:
     """The knobs of search_chats. `design_baseline()` is the design's algorithm;
     `default()` adds what the evaluation showed helps (see the search issue's note)."""
 
-    weights: Bm25Weights = Bm25Weights()
+    weights: FieldWeights = FieldWeights()
     window: int = 200
-    compaction_factor: float = 0.85  # bm25 * factor: a summary ranks a little worse
+    compaction_factor: float = 0.85  # score * factor: a summary ranks a little worse
     matches_per_chat: int = 2
     morphology: bool = True
-    # bm25 * (1 + weight * share of query terms matched): measured, no effect; off.
+    # score * (1 + weight * share of query terms matched): measured, no effect; off.
     coverage_weight: float = 0.0
     excerpt_chars: int = 220
     # A user message that matches brings the reply that follows it, ranked with it:
     # questions restate the query's words, answers hold the decision.
     answer_evidence: bool = True
-    # bm25 * (1 + weight * recency), recency 0 for the oldest candidate of the window and
+    # score * (1 + weight * recency), recency 0 for the oldest candidate of the window and
     # 1 for the newest: a mild tie-breaker towards later discussion (measured: chat@1
     # 0.89 -> 0.92 on the evaluation set, nothing lower); a rare old match still beats
-    # common new ones, its bm25 being several times larger.
+    # common new ones, its score being several times larger.
     recency_weight: float = 0.2
     # Within a chat, show matches whose body holds query words before title-only ones.
     prefer_body_evidence: bool = True
@@ -67,7 +67,7 @@ class RecencyScale:
 @attrs.frozen
 class RankedMatch:
     candidate: Candidate
-    adjusted_bm25: float  # lower is better
+    adjusted_score: float  # higher is better
     terms: frozenset[str]  # query tokens the document holds
     excerpt: str
     # The body itself holds query words (or answers a question whose body does); a match
@@ -81,8 +81,8 @@ class ChatGroup:
     matches: tuple[RankedMatch, ...]
 
     @property
-    def best_bm25(self) -> float:
-        return min(match.adjusted_bm25 for match in self.matches)
+    def best_score(self) -> float:
+        return max(match.adjusted_score for match in self.matches)
 
     @property
     def latest_match_at(self) -> int:
@@ -95,10 +95,9 @@ def adjust(
     policy: SearchPolicy,
     recency: RecencyScale = RecencyScale(),
 ) -> float:
-    """The candidate's bm25 after the coverage and recency boosts and the compaction
-    penalty. bm25 is negative for matches, so multiplying by more than 1 makes it
-    better."""
-    score = candidate.bm25 * (1.0 + policy.coverage_weight * coverage)
+    """The candidate's score after the coverage and recency boosts and the compaction
+    penalty."""
+    score = candidate.score * (1.0 + policy.coverage_weight * coverage)
     score *= 1.0 + policy.recency_weight * recency.fraction(candidate.created_at)
     if candidate.is_compaction_summary:
         score *= policy.compaction_factor
@@ -111,10 +110,10 @@ def _normal(excerpt: str) -> str:
 
 def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[ChatGroup]:
     """At most `policy.matches_per_chat` materially distinct matches per chat; chats by
-    best adjusted bm25, then newest matched message, then chat id."""
+    best adjusted score, then newest matched message, then chat id."""
     by_chat: dict[ChatId, list[RankedMatch]] = {}
     ordered = sorted(
-        matches, key=lambda m: (m.adjusted_bm25, -m.candidate.created_at, m.candidate.message_id)
+        matches, key=lambda m: (-m.adjusted_score, -m.candidate.created_at, m.candidate.message_id)
     )
     for match in ordered:
         by_chat.setdefault(match.candidate.chat_id, []).append(match)
@@ -136,7 +135,7 @@ def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[
                 break
         if kept:
             groups.append(ChatGroup(chat_id, tuple(kept)))
-    groups.sort(key=lambda g: (g.best_bm25, -g.latest_match_at, g.chat_id))
+    groups.sort(key=lambda g: (-g.best_score, -g.latest_match_at, g.chat_id))
     return groups[:limit]
 
 
@@ -150,10 +149,10 @@ def shortlist(
     recency: RecencyScale = RecencyScale(),
 ) -> list[Candidate]:
     """The candidates worth reading text for: those of the best chats by text-free
-    adjusted bm25 (twice `limit` chats when a coverage boost may reorder them), at most
+    adjusted score (twice `limit` chats when a coverage boost may reorder them), at most
     PER_CHAT_SHORTLIST per chat. Text work then scales with the output, not the window."""
     ordered = sorted(
-        candidates, key=lambda c: (adjust(c, 0.0, policy, recency), -c.created_at, c.message_id)
+        candidates, key=lambda c: (-adjust(c, 0.0, policy, recency), -c.created_at, c.message_id)
     )
     chats = limit * 2 if policy.coverage_weight else limit
     per_chat: dict[ChatId, int] = {}

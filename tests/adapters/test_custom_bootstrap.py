@@ -10,6 +10,7 @@ from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostS
 from chat_recall.adapters.memory.dirty_queue import InMemoryDirtyQueue
 from chat_recall.adapters.memory.index_store import InMemoryIndexStore
 from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
+from chat_recall.adapters.memory.unit_of_work import InMemoryIndexUnitOfWork
 from chat_recall.application.service import ChatRecall
 from chat_recall.contracts.harness import StorageHarness
 from chat_recall.contracts.indexer import IndexerContract
@@ -19,9 +20,11 @@ def third_party_harness() -> StorageHarness:
     database = InMemoryDatabase()
 
     def open_recall() -> ChatRecall:
+        index = InMemoryIndexStore(database)
         return bootstrap.custom(
             repo=InMemoryMessageRepo(database),
-            index=InMemoryIndexStore(database),
+            index=index,
+            unit_of_work=InMemoryIndexUnitOfWork(database, index),
             dirty=InMemoryDirtyQueue(database),
             host=InMemoryHostStore(database),
         )

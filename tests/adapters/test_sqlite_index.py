@@ -13,6 +13,7 @@ from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
 from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch, StorageError
 from chat_recall.domain.messages import Role
+from chat_recall.domain.model import IndexStats
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 
 
@@ -189,7 +190,7 @@ def test_insert_or_replace_upserts_leave_no_orphans_or_duplicates(tmp_path: Path
     assert search(recall, "third") == [message_id]
     assert search(recall, "second") == []
     assert search(recall, "new") == [message_id]  # the replaced chat's title
-    assert recall.index.stats(1).rows == len(recall.index.document_ids(1))
+    assert recall.index.stats(1).unreclaimed == 0
     assert recall.index.remove_orphans() == 0
     recall.close()
 
@@ -204,7 +205,7 @@ def test_a_chat_delete_cascades_to_its_messages(tmp_path: Path) -> None:
     assert search(recall, "cascade") == []
     recall.indexer.run_until_idle()
     assert recall.dirty.backlog().is_empty
-    assert recall.index.stats(1).rows == 0
+    assert recall.index.stats(1) == IndexStats(documents=0, unreclaimed=0)
     recall.close()
 
 

@@ -166,8 +166,8 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         projection += report.projection_seconds
         storage += report.duration_seconds - report.projection_seconds
         longest = max(longest, report.duration_seconds)
-        longest_merge = max(longest_merge, report.merge_seconds)
-        merging += report.merge_seconds
+        longest_merge = max(longest_merge, report.maintenance_seconds)
+        merging += report.maintenance_seconds
         if indexed >= next_sample * total:
             rss_samples.append(round(current_rss_mb(), 1))
             next_sample += 1 / RSS_SAMPLES
@@ -181,11 +181,11 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         "projection_messages_per_second": round(indexed / projection) if projection else None,
         "storage_messages_per_second": round(indexed / storage) if storage else None,
         "projection_share": round(projection / elapsed, 2),
-        "merge_share": round(merging / elapsed, 2),
+        "maintenance_share": round(merging / elapsed, 2),
         "batches": batches,
         "longest_batch_ms": round(longest * 1000, 1),
-        "longest_merge_step_ms": round(longest_merge * 1000, 1),
-        "merge_seconds": round(merging, 2),
+        "longest_maintenance_step_ms": round(longest_merge * 1000, 1),
+        "maintenance_seconds": round(merging, 2),
         "rss_mb_every_10_percent": rss_samples,
         "rss_growth_mb": round(max(rss_samples) - rss_samples[0], 1),
     }
@@ -424,9 +424,9 @@ def print_table(results: dict[str, Any]) -> None:
         f"({backfill_['ratio_to_raw_fts5_insert']}x raw FTS5 insert; in-batch projection "
         f"{backfill_['projection_messages_per_second']:,}/s, storage "
         f"{backfill_['storage_messages_per_second']:,}/s; projection "
-        f"{backfill_['projection_share']:.0%} and merge steps {backfill_['merge_share']:.0%} "
+        f"{backfill_['projection_share']:.0%} and maintenance steps {backfill_['maintenance_share']:.0%} "
         f"of the time), longest batch {backfill_['longest_batch_ms']} ms "
-        f"(merge step {backfill_['longest_merge_step_ms']} ms)"
+        f"(maintenance step {backfill_['longest_maintenance_step_ms']} ms)"
     )
     print(
         f"RSS during backfill, every 10%: {backfill_['rss_mb_every_10_percent']} MB "

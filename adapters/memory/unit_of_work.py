@@ -1,0 +1,45 @@
+"""`InMemoryIndexUnitOfWork`: an indexer batch applied all at once under the database
+lock, or not at all (writes are collected and applied when the block ends)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+import attrs
+
+from chat_recall.adapters.memory.database import InMemoryDatabase
+from chat_recall.adapters.memory.index_store import InMemoryIndexStore
+from chat_recall.domain.model import DirtyMarker, IndexDocument, MessageId
+
+
+@attrs.define
+class InMemoryIndexWriter:
+    index: InMemoryIndexStore
+    steps: list[Callable[[], None]] = attrs.field(factory=list)
+
+    def put(self, documents: Sequence[IndexDocument]) -> None:
+        chosen = tuple(documents)
+        self.steps.append(lambda: self.index.put(chosen))
+
+    def remove(self, message_ids: Sequence[MessageId]) -> None:
+        chosen = tuple(message_ids)
+        self.steps.append(lambda: self.index.remove(chosen))
+
+    def clear(self, markers: Sequence[DirtyMarker]) -> None:
+        chosen = tuple(markers)
+        self.steps.append(lambda: self.index.database.clear_message_markers(chosen))
+
+
+@attrs.define
+class InMemoryIndexUnitOfWork:
+    database: InMemoryDatabase
+    index: InMemoryIndexStore
+
+    @contextmanager
+    def transaction(self) -> Iterator[InMemoryIndexWriter]:
+        writer = InMemoryIndexWriter(self.index)
+        yield writer
+        with self.database.lock:
+            for step in writer.steps:
+                step()

@@ -1,0 +1,41 @@
+"""`SqliteIndexUnitOfWork`: an indexer batch as one `BEGIN IMMEDIATE` transaction on the
+writer connection, spanning the FTS5 documents and the dirty-marker tables."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import attrs
+
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
+from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
+from chat_recall.domain.model import DirtyMarker, IndexDocument, MessageId
+
+
+@attrs.frozen
+class SqliteIndexWriter:
+    connection: sqlite3.Connection
+    index: SqliteFts5IndexStore
+
+    def put(self, documents: Sequence[IndexDocument]) -> None:
+        self.index.put(self.connection, documents)
+
+    def remove(self, message_ids: Sequence[MessageId]) -> None:
+        self.index.remove(self.connection, message_ids)
+
+    def clear(self, markers: Sequence[DirtyMarker]) -> None:
+        SqliteDirtyQueue.clear(self.connection, markers)
+
+
+@attrs.define
+class SqliteIndexUnitOfWork:
+    database: SqliteDatabase
+    index: SqliteFts5IndexStore
+
+    @contextmanager
+    def transaction(self) -> Iterator[SqliteIndexWriter]:
+        with self.database.writing() as connection:
+            yield SqliteIndexWriter(connection, self.index)
