@@ -424,7 +424,8 @@ def print_table(results: dict[str, Any]) -> None:
         f"({backfill_['ratio_to_raw_fts5_insert']}x raw FTS5 insert; in-batch projection "
         f"{backfill_['projection_messages_per_second']:,}/s, storage "
         f"{backfill_['storage_messages_per_second']:,}/s; projection "
-        f"{backfill_['projection_share']:.0%} and maintenance steps {backfill_['maintenance_share']:.0%} "
+        f"{backfill_['projection_share']:.0%} and maintenance steps "
+        f"{backfill_['maintenance_share']:.0%} "
         f"of the time), longest batch {backfill_['longest_batch_ms']} ms "
         f"(maintenance step {backfill_['longest_maintenance_step_ms']} ms)"
     )
