@@ -1,330 +1,287 @@
-"""A relevance evaluation set: synthetic app histories with realistic decisions,
-superseded decisions, vague questions, passing mentions and long noisy chats, and
-queries with their gold evidence (chat key, message index)."""
+"""The relevance evaluation set: synthetic app histories and the questions asked of them.
+
+Seven apps (`tests/evaluation/apps/`), each a module with its chats and questions:
+five app-building histories (a user and an AI assistant) and two conversations between
+two people with no assistant (their messages alternate the host's two roles, as an
+import of a two-person conversation stores them). Chats are long, mix topics, repeat the
+common words of their domain, carry markup the projection removes (file writes, SQL,
+error output), and sit next to generated everyday chatter of the same app.
+
+Every question is written twice: as a user would ask it (`full`) and as an agent would
+search for it (`keywords`). Its gold is a set of evidence messages (labels on the
+messages that hold the answer); the gold chats are the chats those messages are in.
+"""
 
 from __future__ import annotations
 
+import datetime
 import random
+from collections.abc import Sequence
 
 import attrs
 
-from chat_recall.domain.messages import MessageText
+from chat_recall.domain.messages import Role
 
-U = MessageText.user
-A = MessageText.assistant
+CATEGORIES = (
+    "decision",  # what was chosen, and why
+    "fact",  # a detail: a number, a setting, a limit
+    "superseded",  # a decision changed later; the gold is the later one
+    "vocabulary",  # the question's everyday words are not the chat's technical ones
+    "names",  # people, companies, products
+    "when",  # dates and "when did ..."
+    "possessive",  # possessives and clitics: Priya's, don't, we'll, typographic ’
+    "multi_chat",  # the answer needs several chats
+    "identifier",  # file names, error messages, code identifiers
+    "multilingual",  # questions and chats in other languages and scripts
+    "assistant_asks",  # the assistant asked, the user's reply decided
+    "peer",  # added to every question whose gold is in a two-person conversation
+)
+FORMS = ("full", "keywords")
 
 
-def write_tag(path: str, description: str, lines: int = 40) -> str:
-    body = "\n".join(f"const v{i} = compute({i});" for i in range(lines))
+@attrs.frozen
+class Msg:
+    role: Role
+    content: str
+    label: str | None = None
+    is_compaction_summary: bool = False
+
+
+def U(content: str, label: str | None = None) -> Msg:  # noqa: N802 - reads like a script
+    return Msg(Role.USER, content, label)
+
+
+def A(content: str, label: str | None = None) -> Msg:  # noqa: N802
+    return Msg(Role.ASSISTANT, content, label)
+
+
+def S(title: str, content: str, label: str | None = None) -> Msg:  # noqa: N802
+    """A compaction summary, as the reference host stores it."""
+    return Msg(
+        Role.ASSISTANT,
+        f'<dyad-compaction title="{title}" state="finished">{content}</dyad-compaction>',
+        label,
+        is_compaction_summary=True,
+    )
+
+
+def P(*lines: str, labels: dict[int, str] | None = None) -> tuple[Msg, ...]:  # noqa: N802
+    """A two-person conversation: lines alternate between the two people (stored as the
+    host's two roles), `labels` marks evidence lines by index."""
+    marks = labels or {}
+    return tuple(
+        Msg((Role.USER, Role.ASSISTANT)[i % 2], line, marks.get(i)) for i, line in enumerate(lines)
+    )
+
+
+def write(path: str, description: str, lines: int = 30) -> str:
+    """A file write as the host's markup carries it (the projection keeps only the path
+    and description)."""
+    body = "\n".join(f"  const step{i} = await run({i}, options);" for i in range(lines))
     return f'<dyad-write path="{path}" description="{description}">\n{body}\n</dyad-write>'
 
 
+def sql(description: str, statement: str) -> str:
+    return f'<dyad-execute-sql description="{description}">\n{statement}\n</dyad-execute-sql>'
+
+
+def error(message: str) -> str:
+    return f'<dyad-output type="error" message="{message}">stack trace follows</dyad-output>'
+
+
+def think(text: str) -> str:
+    return f"<think>{text}</think>"
+
+
 @attrs.frozen
-class EvalChat:
+class Chat:
     key: str
     title: str | None
-    messages: tuple[MessageText, ...]
+    day: str  # ISO date the chat took place
+    messages: tuple[Msg, ...]
+    peer: bool = False
 
 
 @attrs.frozen
-class EvalQuery:
-    query: str
-    kind: str  # "nl" (a natural-language question) or "keyword"
-    chat: str
-    evidence: tuple[int, ...]  # message indexes within the gold chat
+class Question:
+    id: str  # stable: the split and the reports refer to it
+    tags: tuple[str, ...]
+    full: str
+    keywords: str
+    evidence: tuple[str, ...]  # labels of the messages that hold the answer
+
+    def text(self, form: str) -> str:
+        return self.full if form == "full" else self.keywords
 
 
-def noise_chat(key: str, title: str, seed: int, size: int) -> EvalChat:
-    """A long chat of everyday build chatter that mentions common words a lot."""
+Q = Question
+
+
+@attrs.frozen
+class App:
+    id: int
+    name: str
+    chats: tuple[Chat, ...]
+    questions: tuple[Question, ...]
+
+    def chat_of(self, label: str) -> str:
+        for chat in self.chats:
+            if any(message.label == label for message in chat.messages):
+                return chat.key
+        raise KeyError(f"{self.name}: no message labelled {label!r}")
+
+    def gold_chats(self, question: Question) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.chat_of(label) for label in question.evidence))
+
+    def tags(self, question: Question) -> tuple[str, ...]:
+        """The question's categories; `peer` and `multi_chat` follow from its gold."""
+        tags = list(question.tags)
+        chats = {chat.key: chat for chat in self.chats}
+        gold = self.gold_chats(question)
+        if any(chats[key].peer for key in gold) and "peer" not in tags:
+            tags.append("peer")
+        if len(gold) > 1 and "multi_chat" not in tags:
+            tags.append("multi_chat")
+        return tuple(tags)
+
+
+def filler(
+    key: str,
+    title: str | None,
+    day: str,
+    seed: int,
+    size: int,
+    requests: Sequence[str],
+    replies: Sequence[str],
+    paths: Sequence[str],
+) -> Chat:
+    """Everyday build chatter of one app: requests and replies drawn from the app's own
+    pools (so its common words are everywhere), each reply with a file write."""
     generator = random.Random(seed)
-    topics = [
-        "button",
-        "layout",
-        "page",
-        "user",
-        "data",
-        "error",
-        "fix",
-        "component",
-        "style",
-        "the app",
-        "login form",
-        "settings",
-        "database",
-        "api",
-        "test",
-        "deploy",
-    ]
-    messages = []
+    tails = (
+        "",
+        " It looks off on mobile.",
+        " Thanks!",
+        " Keep it simple please.",
+        " Same as last time.",
+        " Not urgent, whenever you get to it.",
+        " It still doesn't work for me.",
+        " Let's go with whatever is quickest.",
+    )
+    messages: list[Msg] = []
     for index in range(size):
-        words = generator.sample(topics, 4)
         if index % 2 == 0:
-            messages.append(
-                U(f"Can you update the {words[0]} and the {words[1]} on the {words[2]}?")
-            )
+            messages.append(U(generator.choice(requests) + generator.choice(tails)))
         else:
+            path = generator.choice(paths)
             messages.append(
-                A(
-                    f"Updated the {words[0]}; the {words[3]} now works. "
-                    + write_tag(
-                        f"src/components/{words[1].replace(' ', '_')}.tsx", f"tweak {words[2]}"
-                    )
-                )
+                A(generator.choice(replies) + "\n" + write(path, "update " + path.split("/")[-1]))
             )
-    return EvalChat(key, title, tuple(messages))
+    return Chat(key, title, day, tuple(messages))
 
 
-APPS: dict[int, tuple[EvalChat, ...]] = {
-    1: (
-        EvalChat(
-            "auth",
-            "Authentication setup",
-            (
-                U("How should users log in? Email magic links or passwords?"),
-                A("Options: passwords with bcrypt, magic links, or OAuth via Google."),
-                U("Let's avoid passwords entirely."),
-                A(
-                    "Decision: we use magic links sent by Resend, sessions stored in Postgres, "
-                    "14 day expiry. " + write_tag("src/auth/magic-link.ts", "send magic link email")
-                ),
-                U("And for admins?"),
-                A(
-                    "Admins additionally need a TOTP second factor; we store the secret encrypted "
-                    "with libsodium."
-                ),
-            ),
-        ),
-        EvalChat(
-            "auth-change",
-            "Switch login provider",
-            (
-                U("Magic links land in spam for Outlook users. Can we change the approach?"),
-                A(
-                    "We replace magic links with one-time codes (6 digits) by email; codes expire "
-                    "after 10 minutes. This supersedes the magic link decision."
-                ),
-                U("ok ship it"),
-                A(
-                    write_tag("src/auth/otp.ts", "one-time code login")
-                    + " Done, one-time codes are live."
-                ),
-            ),
-        ),
-        EvalChat(
-            "db",
-            "Database choice",
-            (
-                U("Which database should we use for the app?"),
-                A(
-                    "Postgres on Neon: branching for previews and serverless driver. SQLite was "
-                    "considered but rejected because of multi-region writes."
-                ),
-                U("What about the ORM?"),
-                A("Drizzle ORM, because migrations are plain SQL and it is type-safe."),
-            ),
-        ),
-        EvalChat(
-            "pay",
-            "Payments",
-            (
-                U("We need subscriptions with EU VAT handling."),
-                A("Stripe Billing with Stripe Tax; Paddle was rejected because of the fee."),
-                U("Monthly and yearly plans?"),
-                A("Yes: monthly 9 EUR and yearly 90 EUR; yearly gets two months free."),
-                U("What happens when a card fails?"),
-                A("Dunning: three retries over 7 days, then the account goes read-only."),
-            ),
-        ),
-        EvalChat(
-            "style",
-            "Design system",
-            (
-                U("Pick a component library."),
-                A("shadcn/ui with Tailwind; the primary color is indigo-600 and we use Inter."),
-                U("Dark mode?"),
-                A("Dark mode follows the system setting, with a toggle in settings."),
-            ),
-        ),
-        EvalChat(
-            "perf",
-            "Slow dashboard",
-            (
-                U("The dashboard takes 8 seconds to load."),
-                A(
-                    "The culprit is an N+1 query in getProjects; we batch it with a join and add "
-                    "an index on projects(owner_id)."
-                ),
-                U("Still slow on the charts."),
-                A(
-                    "Charts now load lazily with React.lazy and the data is cached for 60 seconds "
-                    "with stale-while-revalidate."
-                ),
-            ),
-        ),
-        EvalChat(
-            "ja",
-            "日本語対応",
-            (
-                U("ユーザー認証の方式を決めたい"),
-                A("ワンタイムコードでの認証に決定しました。"),
-            ),
-        ),
-        EvalChat(
-            "de",
-            "Übersetzung",
-            (
-                U("Wir brauchen eine deutsche Übersetzung der Oberfläche."),
-                A(
-                    "Wir verwenden next-intl; die Übersetzungsdateien liegen unter "
-                    "messages/de.json."
-                ),
-            ),
-        ),
-        noise_chat("noise1", "Misc UI tweaks", 1, 80),
-        noise_chat("noise2", "More tweaks", 2, 60),
-    ),
-    2: (
-        EvalChat(
-            "deploy",
-            "Deployment",
-            (
-                U("Where do we host this?"),
-                A("Fly.io in the fra region, two machines, with a Postgres cluster on Fly."),
-                U("And CI?"),
-                A("GitHub Actions builds the Docker image and runs fly deploy on main."),
-            ),
-        ),
-        EvalChat(
-            "deploy-change",
-            "Move hosting",
-            (
-                U("Fly keeps having outages. Alternatives?"),
-                A("We move hosting to Railway; the Fly setup is retired next week."),
-            ),
-        ),
-        EvalChat(
-            "search",
-            "Search feature",
-            (
-                U("Users want to search their notes."),
-                A("We use SQLite FTS5 with bm25 ranking; no vector search for now."),
-                U("Typos?"),
-                A("No fuzzy matching yet; we may add trigram tokenization later."),
-            ),
-        ),
-        EvalChat(
-            "uploads",
-            "File uploads",
-            (
-                U("How do we store uploaded images?"),
-                A(
-                    "S3-compatible storage on Cloudflare R2 with presigned URLs; "
-                    "max 10 MB per file."
-                ),
-                U("Thumbnails?"),
-                A("Generated on upload with sharp at 320px width, stored next to the original."),
-            ),
-        ),
-        EvalChat(
-            "email",
-            "Notifications",
-            (
-                U("Should we send weekly digests?"),
-                A("Yes, a weekly digest email every Monday at 8:00 local time via a cron job."),
-                U("Push notifications?"),
-                A("Not now; maybe later with web push."),
-            ),
-        ),
-        EvalChat(
-            "bug",
-            "Crash on save",
-            (
-                U("The editor crashes when saving a note with an emoji title."),
-                A(
-                    '<dyad-output type="error" message="RangeError: Invalid string length in '
-                    'slugify"></dyad-output> The slugify helper broke on surrogate pairs; fixed by '
-                    "using Intl.Segmenter."
-                ),
-            ),
-        ),
-        noise_chat("noise3", "Daily work", 3, 100),
-    ),
-    3: (
-        EvalChat(
-            "analytics",
-            "Analytics",
-            (
-                U("Which analytics tool respects privacy?"),
-                A("Plausible, self-hosted; no cookies so no consent banner is needed."),
-            ),
-        ),
-        EvalChat(
-            "i18n",
-            "Languages",
-            (
-                U("Which languages do we launch with?"),
-                A("English, French and Japanese at launch; Spanish later."),
-            ),
-        ),
-        EvalChat(
-            "rate",
-            "Rate limiting",
-            (
-                U("The API gets hammered by a scraper."),
-                A("Rate limit: 100 requests per minute per IP with Upstash Redis, 429 after that."),
-            ),
-        ),
-        EvalChat(
-            "tests",
-            "Testing strategy",
-            (
-                U("How do we test the app?"),
-                A(
-                    "Vitest for units, Playwright for end-to-end on Chromium only, run in CI on "
-                    "every pull request."
-                ),
-            ),
-        ),
-        noise_chat("noise4", "Small fixes", 4, 70),
-    ),
-}
+def chatter(
+    key: str, title: str | None, day: str, seed: int, size: int, lines: Sequence[str]
+) -> Chat:
+    """A sitting of small talk between two people, drawn from their own pool of lines."""
+    generator = random.Random(seed)
+    return Chat(key, title, day, P(*generator.sample(list(lines), size)), peer=True)
 
-QUERIES: tuple[tuple[int, EvalQuery], ...] = (
-    (1, EvalQuery("How do users log in?", "nl", "auth-change", (1,))),
-    (1, EvalQuery("magic links", "keyword", "auth", (3,))),
-    (1, EvalQuery("one-time codes", "keyword", "auth-change", (1, 3))),
-    (1, EvalQuery("what did we decide about admin two factor", "nl", "auth", (5,))),
-    (1, EvalQuery("TOTP", "keyword", "auth", (5,))),
-    (1, EvalQuery("which database did we pick and why", "nl", "db", (1,))),
-    (1, EvalQuery("Neon Postgres", "keyword", "db", (1,))),
-    (1, EvalQuery("why not SQLite", "nl", "db", (1,))),
-    (1, EvalQuery("ORM", "keyword", "db", (3,))),
-    (1, EvalQuery("what payment provider are we using", "nl", "pay", (1,))),
-    (1, EvalQuery("Paddle fees", "keyword", "pay", (1,))),
-    (1, EvalQuery("yearly plan price", "keyword", "pay", (3,))),
-    (1, EvalQuery("what happens when a payment fails", "nl", "pay", (5,))),
-    (1, EvalQuery("primary colour of the design", "nl", "style", (1,))),
-    (1, EvalQuery("dark mode", "keyword", "style", (3,))),
-    (1, EvalQuery("why was the dashboard slow", "nl", "perf", (1,))),
-    (1, EvalQuery("charts caching", "keyword", "perf", (3,))),
-    (1, EvalQuery("認証", "keyword", "ja", (0, 1))),
-    (1, EvalQuery("Übersetzungsdateien", "keyword", "de", (1,))),
-    (1, EvalQuery("magic-link.ts", "keyword", "auth", (3,))),
-    (2, EvalQuery("where is the app hosted", "nl", "deploy-change", (1,))),
-    (2, EvalQuery("Fly.io region", "keyword", "deploy", (1,))),
-    (2, EvalQuery("how does CI deploy", "nl", "deploy", (3,))),
-    (2, EvalQuery("bm25 ranking", "keyword", "search", (1,))),
-    (2, EvalQuery("do we support typos in search", "nl", "search", (3,))),
-    (2, EvalQuery("image storage", "keyword", "uploads", (1,))),
-    (2, EvalQuery("how big can uploaded files be", "nl", "uploads", (1,))),
-    (2, EvalQuery("thumbnails size", "keyword", "uploads", (3,))),
-    (2, EvalQuery("when is the weekly digest sent", "nl", "email", (1,))),
-    (2, EvalQuery("emoji crash", "keyword", "bug", (0, 1))),
-    (2, EvalQuery("slugify error", "keyword", "bug", (1,))),
-    (3, EvalQuery("privacy friendly analytics", "keyword", "analytics", (1,))),
-    (3, EvalQuery("do we need a cookie banner", "nl", "analytics", (1,))),
-    (3, EvalQuery("launch languages", "keyword", "i18n", (1,))),
-    (3, EvalQuery("how are scrapers limited", "nl", "rate", (1,))),
-    (3, EvalQuery("end-to-end tests", "keyword", "tests", (1,))),
-    (3, EvalQuery("which browser do e2e tests use", "nl", "tests", (1,))),
+
+GENERIC_TITLES = (
+    "Fix bug",
+    "UI tweaks",
+    "New chat",
+    None,
+    "Small changes",
+    "Follow-up",
+    "Bugs",
+    "Cleanup",
+    "Polish",
+    "Quick fix",
+    "Tweaks",
+    "Misc",
 )
+
+
+def _days(generator: random.Random, first: str, last: str, count: int) -> list[str]:
+    start = datetime.date.fromisoformat(first)
+    span = (datetime.date.fromisoformat(last) - start).days
+    return sorted(
+        (start + datetime.timedelta(days=generator.randrange(span + 1))).isoformat()
+        for _ in range(count)
+    )
+
+
+def fillers(
+    prefix: str,
+    count: int,
+    seed: int,
+    period: tuple[str, str],
+    requests: Sequence[str],
+    replies: Sequence[str],
+    paths: Sequence[str],
+) -> tuple[Chat, ...]:
+    """`count` chats of everyday chatter spread over `period`, 6-40 messages each, with
+    the generic titles hosts give chats."""
+    generator = random.Random(seed)
+    return tuple(
+        filler(
+            f"{prefix}-{index:02d}",
+            generator.choice(GENERIC_TITLES),
+            day,
+            generator.randrange(1_000_000),
+            generator.randrange(6, 41, 2),
+            requests,
+            replies,
+            paths,
+        )
+        for index, day in enumerate(_days(generator, *period, count))
+    )
+
+
+def chatters(
+    prefix: str,
+    count: int,
+    seed: int,
+    period: tuple[str, str],
+    lines: Sequence[str],
+    title: str | None = None,
+) -> tuple[Chat, ...]:
+    """`count` sittings of small talk between the two people, 8-24 lines each."""
+    generator = random.Random(seed)
+    return tuple(
+        chatter(
+            f"{prefix}-{index:02d}",
+            title,
+            day,
+            generator.randrange(1_000_000),
+            min(len(lines), generator.randrange(8, 25, 2)),
+            lines,
+        )
+        for index, day in enumerate(_days(generator, *period, count))
+    )
+
+
+def by_day(*chats: Chat) -> tuple[Chat, ...]:
+    """Chats in the order they happened (the host creates them in that order)."""
+    return tuple(sorted(chats, key=lambda chat: chat.day))
+
+
+def timestamps(chats: Sequence[Chat]) -> dict[str, int]:
+    """Each chat's start in Unix seconds: its day at 09:00 UTC, later chats of the same
+    day three hours apart (messages then follow two minutes apart)."""
+    starts: dict[str, int] = {}
+    per_day: dict[str, int] = {}
+    for chat in chats:
+        day = datetime.datetime.fromisoformat(chat.day).replace(hour=9, tzinfo=datetime.UTC)
+        offset = per_day.get(chat.day, 0)
+        per_day[chat.day] = offset + 1
+        starts[chat.key] = int(day.timestamp()) + offset * 3 * 3600
+    return starts
+
+
+def load_apps() -> tuple[App, ...]:
+    from tests.evaluation.apps import ALL_APPS
+
+    return ALL_APPS

@@ -1,11 +1,32 @@
-"""Relevance evaluation of search_chats on the synthetic set in `corpus.py`.
+"""Relevance evaluation of search_chats on the synthetic set (`corpus.py`, `apps/`).
 
-Run: python tests/evaluation/evaluate.py
-Prints chat recall@1/@3, evidence-message recall (any gold message among the returned
-matches) and chat MRR, per query kind, for the design's baseline and each improvement.
+Run: python -m tests.evaluation.evaluate [--half tuning|held_out|both] [--ablations]
+
+For each half of the split (`split.json`, fixed before any tuning), each query form
+(the user's full question, the agent's keywords) and each category, it prints, for the
+design's plain algorithm (`SearchPolicy.design_baseline()`) and the shipped policy
+(`SearchPolicy.default()`):
+
+- chat@1, chat@3, chat@8: the share of the question's gold chats among the first 1/3/8
+  chats returned (for a one-chat question: whether it is there);
+- evidence: the share of its evidence messages among the returned matches;
+- MRR: the reciprocal rank of the first gold chat (0 when none is returned);
+
+with 95% bootstrap intervals (questions resampled with replacement, seeded) and the
+paired difference shipped - plain with its interval. `--ablations` adds each change on
+its own on top of the plain algorithm.
 """
 
 from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -14,94 +35,287 @@ from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.search.ranking import SearchPolicy
-from tests.evaluation.corpus import APPS, QUERIES
+from tests.evaluation.corpus import CATEGORIES, FORMS, App, Question, load_apps, timestamps
 
-VARIANTS: dict[str, SearchPolicy] = {
-    "design baseline": SearchPolicy.design_baseline(),
-    "+ morphology": attrs.evolve(SearchPolicy.design_baseline(), morphology=True),
-    "+ term coverage": attrs.evolve(SearchPolicy.design_baseline(), coverage_weight=1.0),
-    "+ answer evidence": attrs.evolve(SearchPolicy.design_baseline(), answer_evidence=True),
-    "+ recency 0.2": attrs.evolve(SearchPolicy.design_baseline(), recency_weight=0.2),
-    "+ body evidence first": attrs.evolve(
-        SearchPolicy.design_baseline(), prefer_body_evidence=True
-    ),
-    "shipped default": SearchPolicy.default(),
+SPLIT_FILE = Path(__file__).with_name("split.json")
+METRICS = ("chat@1", "chat@3", "chat@8", "evidence", "mrr")
+HALVES = ("tuning", "held_out")
+BOOTSTRAP_SAMPLES = 2000
+BOOTSTRAP_SEED = 20240601
+
+
+def plain() -> SearchPolicy:
+    return SearchPolicy.design_baseline()
+
+
+def shipped() -> SearchPolicy:
+    return SearchPolicy.default()
+
+
+# Each change on its own, on top of the plain algorithm (what it does by itself).
+ABLATIONS: dict[str, Callable[[], SearchPolicy]] = {
+    "+ morphology": lambda: attrs.evolve(plain(), morphology=True),
+    "+ answer evidence": lambda: attrs.evolve(plain(), answer_evidence=True),
+    "+ recency 0.2": lambda: attrs.evolve(plain(), recency_weight=0.2),
+    "+ body evidence first": lambda: attrs.evolve(plain(), prefer_body_evidence=True),
 }
 
 
-def load() -> tuple[ChatRecall, dict[str, int], dict[str, list[int]]]:
-    recall = bootstrap.in_memory()
-    chat_ids: dict[str, int] = {}
-    message_ids: dict[str, list[int]] = {}
-    clock = 1_700_000_000
-    for app_id, chats in APPS.items():
-        for chat in chats:
-            chat_id = recall.host.create_chat(app_id, chat.title, clock)
-            chat_ids[chat.key] = chat_id
-            message_ids[chat.key] = []
-            for message in chat.messages:
-                clock += 60
-                message_ids[chat.key].append(
-                    recall.host.add_message(
-                        chat_id,
-                        message.role,
-                        message.content,
-                        clock,
-                        is_compaction_summary=message.is_compaction_summary,
+@attrs.frozen
+class Corpus:
+    """The apps loaded into one chat-recall instance, and where each label landed."""
+
+    recall: ChatRecall
+    apps: tuple[App, ...]
+    chat_ids: Mapping[tuple[int, str], int]  # (app, chat key) -> chat id
+    message_ids: Mapping[tuple[int, str], int]  # (app, label) -> message id
+
+
+def load(*, memory: bool = False) -> Corpus:
+    """Write every app's history through the host writer and index it. SQLite FTS5 by
+    default; `memory=True` uses the in-memory twin (same scores)."""
+    recall = (
+        bootstrap.in_memory()
+        if memory
+        else bootstrap.sqlite(sqlite3.connect(":memory:"), create_host_schema=True)
+    )
+    apps = load_apps()
+    chat_ids: dict[tuple[int, str], int] = {}
+    message_ids: dict[tuple[int, str], int] = {}
+    for app in apps:
+        starts = timestamps(app.chats)
+        for chat in app.chats:
+            start = starts[chat.key]
+            chat_id = recall.host.create_chat(app.id, chat.title, start)
+            chat_ids[(app.id, chat.key)] = chat_id
+            for offset, message in enumerate(chat.messages, start=1):
+                message_id = recall.host.add_message(
+                    chat_id,
+                    message.role,
+                    message.content,
+                    start + 120 * offset,
+                    is_compaction_summary=message.is_compaction_summary,
+                )
+                if message.label is not None:
+                    message_ids[(app.id, message.label)] = message_id
+    recall.indexer.run_until_idle()
+    return Corpus(recall, apps, chat_ids, message_ids)
+
+
+def search_tool(corpus: Corpus, policy: SearchPolicy) -> Callable[[int, str], Any]:
+    """search_chats with `policy`, as an agent calls it (default limit, no current chat)."""
+    recall = corpus.recall
+    tool = SearchChats(recall.repo, recall.index, recall.dirty, recall.progress, policy)
+    return lambda app_id, query: tool.run(CallContext(app_id), {"query": query})
+
+
+# -- the split -----------------------------------------------------------------------
+
+
+def make_split(apps: Sequence[App]) -> dict[str, list[str]]:
+    """How `split.json` was made, once, before any tuning: questions grouped by (their
+    gold is a two-person conversation, their first category), ordered within a group by
+    the SHA-256 of their id, and dealt alternately to the two halves. New questions are
+    added to the file by the same rule; existing entries never move."""
+    groups: dict[tuple[bool, str], list[str]] = {}
+    for app in apps:
+        for question in app.questions:
+            key = ("peer" in app.tags(question), question.tags[0])
+            groups.setdefault(key, []).append(question.id)
+    halves: dict[str, list[str]] = {half: [] for half in HALVES}
+    for key in sorted(groups):
+        ordered = sorted(groups[key], key=lambda qid: hashlib.sha256(qid.encode()).hexdigest())
+        for position, qid in enumerate(ordered):
+            halves[HALVES[position % 2]].append(qid)
+    return {half: sorted(ids) for half, ids in halves.items()}
+
+
+def read_split() -> dict[str, str]:
+    """question id -> half, from the committed split file."""
+    data = json.loads(SPLIT_FILE.read_text(encoding="utf-8"))
+    return {qid: half for half in HALVES for qid in data[half]}
+
+
+# -- scoring -------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Row:
+    """One question asked in one form under one policy."""
+
+    question: str
+    app: str
+    form: str
+    half: str
+    tags: tuple[str, ...]
+    values: tuple[float, ...]  # in METRICS order
+
+
+def score(corpus: Corpus, app: App, question: Question, output: Any) -> tuple[float, ...]:
+    chats = [result["chat_id"] for result in output["results"]]
+    returned = {match["message_id"] for result in output["results"] for match in result["matches"]}
+    gold = [corpus.chat_ids[(app.id, key)] for key in app.gold_chats(question)]
+    evidence = {corpus.message_ids[(app.id, label)] for label in question.evidence}
+    ranks = [chats.index(chat) + 1 for chat in gold if chat in chats]
+
+    def within(k: int) -> float:
+        return sum(1 for rank in ranks if rank <= k) / len(gold)
+
+    return (
+        within(1),
+        within(3),
+        within(8),
+        len(returned & evidence) / len(evidence),
+        1.0 / min(ranks) if ranks else 0.0,
+    )
+
+
+def run(corpus: Corpus, policy: SearchPolicy, split: Mapping[str, str]) -> list[Row]:
+    search = search_tool(corpus, policy)
+    rows = []
+    for app in corpus.apps:
+        for question in app.questions:
+            for form in FORMS:
+                output = search(app.id, question.text(form))
+                rows.append(
+                    Row(
+                        question.id,
+                        app.name,
+                        form,
+                        split[question.id],
+                        app.tags(question),
+                        score(corpus, app, question, output),
                     )
                 )
-    recall.indexer.run_until_idle()
-    return recall, chat_ids, message_ids
+    return rows
 
 
-def evaluate(
-    policy: SearchPolicy,
-    recall: ChatRecall,
-    chat_ids: dict[str, int],
-    message_ids: dict[str, list[int]],
-) -> dict[str, dict[str, float]]:
-    tool = SearchChats(recall.repo, recall.index, recall.dirty, recall.progress, policy)
-    rows: dict[str, list[tuple[int, int, int, float]]] = {"nl": [], "keyword": []}
-    for app_id, query in QUERIES:
-        output = tool.run(CallContext(app_id), {"query": query.query})
-        chats = [r["chat_id"] for r in output["results"]]
-        returned = {m["message_id"] for r in output["results"] for m in r["matches"]}
-        gold_chat = chat_ids[query.chat]
-        gold_messages = {message_ids[query.chat][i] for i in query.evidence}
-        rank = chats.index(gold_chat) + 1 if gold_chat in chats else 0
-        rows[query.kind].append(
-            (
-                int(rank == 1),
-                int(0 < rank <= 3),
-                int(bool(returned & gold_messages)),
-                1.0 / rank if rank else 0.0,
-            )
-        )
-    table = {}
-    for kind, values in (*rows.items(), ("all", rows["nl"] + rows["keyword"])):
-        count = len(values)
-        table[kind] = {
-            "n": count,
-            "chat@1": sum(v[0] for v in values) / count,
-            "chat@3": sum(v[1] for v in values) / count,
-            "evidence": sum(v[2] for v in values) / count,
-            "mrr": sum(v[3] for v in values) / count,
-        }
-    return table
+def select(rows: Iterable[Row], half: str, form: str, category: str = "all") -> list[Row]:
+    return [
+        row
+        for row in rows
+        if row.half == half and row.form == form and (category == "all" or category in row.tags)
+    ]
 
 
-def main() -> None:
-    recall, chat_ids, message_ids = load()
-    chats = sum(len(c) for c in APPS.values())
-    print(f"{len(QUERIES)} queries over {chats} chats in {len(APPS)} apps")
-    print(
-        f"{'variant':18} {'kind':8} {'n':>3} {'chat@1':>7} {'chat@3':>7} {'evidence':>9} {'MRR':>6}"
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+@attrs.frozen
+class Estimate:
+    value: float
+    low: float
+    high: float
+
+    def cell(self, signed: bool = False) -> str:
+        sign = "+" if signed else ""
+        return f"{self.value:{sign}.2f} [{self.low:{sign}.2f}, {self.high:{sign}.2f}]"
+
+
+def bootstrap_mean(values: Sequence[float]) -> Estimate:
+    """The mean of per-question values with its 95% percentile bootstrap interval
+    (questions resampled with replacement, seeded, so every run prints the same)."""
+    if not values:
+        nan = float("nan")
+        return Estimate(nan, nan, nan)
+    rng = random.Random(BOOTSTRAP_SEED)
+    n = len(values)
+    samples = sorted(sum(rng.choices(values, k=n)) / n for _ in range(BOOTSTRAP_SAMPLES))
+    return Estimate(
+        mean(values),
+        samples[int(0.025 * BOOTSTRAP_SAMPLES)],
+        samples[int(0.975 * BOOTSTRAP_SAMPLES) - 1],
     )
-    for name, policy in VARIANTS.items():
-        for kind, metrics in evaluate(policy, recall, chat_ids, message_ids).items():
+
+
+def estimate(rows: Sequence[Row], metric: str) -> Estimate:
+    index = METRICS.index(metric)
+    return bootstrap_mean([row.values[index] for row in rows])
+
+
+def difference(new: Sequence[Row], old: Sequence[Row], metric: str) -> Estimate:
+    """Paired: the same questions, new policy minus old, resampled together."""
+    index = METRICS.index(metric)
+    by_key = {(row.question, row.form): row for row in old}
+    return bootstrap_mean(
+        [row.values[index] - by_key[(row.question, row.form)].values[index] for row in new]
+    )
+
+
+# -- reports -------------------------------------------------------------------------
+
+
+def comparison_table(
+    new: Sequence[Row], old: Sequence[Row], half: str, form: str, names: tuple[str, str]
+) -> str:
+    """Per category: old, new and the paired difference for every metric (markdown)."""
+    header = "| category | n | " + " | ".join(METRICS) + " |"
+    lines = [
+        f"**{half}, {form}** ({names[0]} → {names[1]}: value, and the difference with its "
+        "95% bootstrap interval)",
+        "",
+        header,
+        "|" + "---|" * (len(METRICS) + 2),
+    ]
+    for category in ("all", *CATEGORIES):
+        rows_new = select(new, half, form, category)
+        rows_old = select(old, half, form, category)
+        if not rows_new:
+            continue
+        cells = []
+        for metric in METRICS:
+            before = mean([r.values[METRICS.index(metric)] for r in rows_old])
+            after = mean([r.values[METRICS.index(metric)] for r in rows_new])
+            delta = difference(rows_new, rows_old, metric)
+            cells.append(f"{before:.2f} → {after:.2f} ({delta.cell(signed=True)})")
+        lines.append(f"| {category} | {len(rows_new)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summary_table(results: Mapping[str, Sequence[Row]]) -> str:
+    """Every policy's overall figures per half and form, with intervals (markdown)."""
+    lines = [
+        "| policy | half | form | " + " | ".join(METRICS) + " |",
+        "|" + "---|" * (len(METRICS) + 3),
+    ]
+    for name, rows in results.items():
+        for half in HALVES:
+            for form in FORMS:
+                chosen = select(rows, half, form)
+                cells = [estimate(chosen, metric).cell() for metric in METRICS]
+                lines.append(f"| {name} | {half} | {form} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--half", choices=(*HALVES, "both"), default="both")
+    parser.add_argument("--ablations", action="store_true")
+    parser.add_argument("--memory", action="store_true", help="use the in-memory adapter")
+    arguments = parser.parse_args(argv)
+    corpus = load(memory=arguments.memory)
+    split = read_split()
+    questions = sum(len(app.questions) for app in corpus.apps)
+    chats = sum(len(app.chats) for app in corpus.apps)
+    messages = sum(len(chat.messages) for app in corpus.apps for chat in app.chats)
+    print(
+        f"{questions} questions x {len(FORMS)} forms over {chats} chats "
+        f"({messages} messages) in {len(corpus.apps)} apps\n"
+    )
+    results = {"plain": run(corpus, plain(), split), "shipped": run(corpus, shipped(), split)}
+    if arguments.ablations:
+        for name, policy in ABLATIONS.items():
+            results[name] = run(corpus, policy(), split)
+    print(summary_table(results) + "\n")
+    halves = HALVES if arguments.half == "both" else (arguments.half,)
+    for half in halves:
+        for form in FORMS:
             print(
-                f"{name:18} {kind:8} {metrics['n']:>3.0f} {metrics['chat@1']:>7.2f} "
-                f"{metrics['chat@3']:>7.2f} {metrics['evidence']:>9.2f} {metrics['mrr']:>6.2f}"
+                comparison_table(
+                    results["shipped"], results["plain"], half, form, ("plain", "shipped")
+                )
+                + "\n"
             )
 
 
