@@ -38,6 +38,7 @@ from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
 from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.application.tools.tool import Tool
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
@@ -47,26 +48,50 @@ from chat_recall.domain.ports import (
     MessageRepo,
     Telemetry,
 )
-from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy
+from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy, TagRule
 from chat_recall.domain.search.ranking import SearchPolicy
 
 Overrides = Mapping[Any, object]
 
 
+# The tools a facade offers, in the order they are listed to the model. A new tool is
+# one module implementing `application.tools.tool.Tool` plus one entry here.
+TOOLS: tuple[type[Tool], ...] = (SearchChats, ReadChat)
+
+
+def _with_card_rules(policy: MarkupPolicy, tools: ToolSettings) -> MarkupPolicy:
+    """Every tool's card (under the host's prefix) is dropped by the projection, so the
+    tools' own output never becomes searchable history."""
+    prefix = tools.card_prefix
+    return policy.with_rules(
+        {f"{prefix}{tool.definition.card_tag}": TagRule.drop() for tool in TOOLS}
+    )
+
+
 def _container(
     policy: MarkupPolicy, settings: IndexerSettings, tools: ToolSettings | None
 ) -> punq.Container:
+    tool_settings = tools or ToolSettings()
     container = punq.Container()
-    container.register(MarkupPolicy, instance=policy)
+    container.register(MarkupPolicy, instance=_with_card_rules(policy, tool_settings))
     container.register(IndexerSettings, instance=settings)
-    container.register(ToolSettings, instance=tools or ToolSettings())
+    container.register(ToolSettings, instance=tool_settings)
     container.register(Telemetry, NullTelemetry, scope=punq.Scope.singleton)
-    container.register(ToolRegistry, scope=punq.Scope.singleton)
     container.register(Clock, SystemClock, scope=punq.Scope.singleton)
     container.register(IndexProgress, scope=punq.Scope.singleton)
     container.register(SearchPolicy, instance=SearchPolicy.default())
-    container.register(SearchChats, scope=punq.Scope.singleton)
-    container.register(ReadChat, scope=punq.Scope.singleton)
+    for tool in TOOLS:
+        container.register(tool, scope=punq.Scope.singleton)
+    container.register(
+        ToolRegistry,
+        factory=lambda: ToolRegistry.of(
+            (container.resolve(tool) for tool in TOOLS),
+            container.resolve(ToolSettings),
+            container.resolve(Telemetry),
+            container.resolve(Clock),
+        ),
+        scope=punq.Scope.singleton,
+    )
     return container
 
 

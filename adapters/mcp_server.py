@@ -7,7 +7,6 @@ extra (`pip install 'chat-recall[mcp]'`); the core does not need it.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import chat_recall
@@ -41,10 +40,9 @@ def build_server(recall: ChatRecall, context: CallContext) -> Any:
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         outcome = await recall.call_tool_async(params.name, context, params.arguments or {})
-        payload = json.loads(outcome.output)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=outcome.output)],
-            is_error="error" in payload,
+            is_error=outcome.is_error,
         )
 
     return Server(

@@ -6,6 +6,7 @@ projection policy drops entirely, so a stored card never becomes searchable."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -37,11 +38,11 @@ def _serialise(element: Any) -> str:
 class CardBuilder:
     prefix: str = "dyad-"
 
-    def search_chats(self, arguments: dict[str, Any], payload: dict[str, Any]) -> str:
+    def search_chats(self, tag: str, arguments: Mapping[str, Any], payload: Any) -> str:
         error = payload.get("error")
         results = payload.get("results", [])
         root = _element(
-            f"{self.prefix}search-chats",
+            f"{self.prefix}{tag}",
             {
                 "query": str(arguments.get("query", "")).strip(),
                 "index-status": payload.get("index_status"),
@@ -75,11 +76,11 @@ class CardBuilder:
             root.append(chat)
         return _serialise(root)
 
-    def read_chat(self, arguments: dict[str, Any], payload: dict[str, Any]) -> str:
+    def read_chat(self, tag: str, arguments: Mapping[str, Any], payload: Any) -> str:
         error = payload.get("error")
         if error:
             root = _element(
-                f"{self.prefix}read-chat",
+                f"{self.prefix}{tag}",
                 {
                     "chat-id": arguments.get("chat_id"),
                     "state": "error",
@@ -89,7 +90,7 @@ class CardBuilder:
             return _serialise(root)
         span = payload["range"]
         root = _element(
-            f"{self.prefix}read-chat",
+            f"{self.prefix}{tag}",
             {
                 "chat-id": payload["chat"]["chat_id"],
                 "title": payload["chat"]["title"] or "Untitled chat",

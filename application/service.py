@@ -35,10 +35,6 @@ class IndexStatus:
     pending: int
     documents: int
 
-    @property
-    def is_ready(self) -> bool:
-        return self.state == "ready"
-
 
 @attrs.define
 class ChatRecall:
@@ -55,8 +51,6 @@ class ChatRecall:
     progress: IndexProgress
     indexer: Indexer
     host: HostWriter
-    search_tool: SearchChats
-    read_tool: ReadChat
     registry: ToolRegistry
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
@@ -78,17 +72,19 @@ class ChatRecall:
 
     def search_chats(self, context: CallContext, arguments: object) -> str:
         """The search_chats tool: JSON text exactly as the agent receives it."""
-        return self.call_tool("search_chats", context, arguments).output
+        return self.call_tool(SearchChats.definition.name, context, arguments).output
 
     async def search_chats_async(self, context: CallContext, arguments: object) -> str:
-        return (await self.call_tool_async("search_chats", context, arguments)).output
+        outcome = await self.call_tool_async(SearchChats.definition.name, context, arguments)
+        return outcome.output
 
     def read_chat(self, context: CallContext, arguments: object) -> str:
         """The read_chat tool: JSON text exactly as the agent receives it."""
-        return self.call_tool("read_chat", context, arguments).output
+        return self.call_tool(ReadChat.definition.name, context, arguments).output
 
     async def read_chat_async(self, context: CallContext, arguments: object) -> str:
-        return (await self.call_tool_async("read_chat", context, arguments)).output
+        outcome = await self.call_tool_async(ReadChat.definition.name, context, arguments)
+        return outcome.output
 
     def status(self, app_id: AppId, current_chat_id: ChatId | None = None) -> IndexStatus:
         pending = self.dirty.pending_in_app(app_id, current_chat_id)

@@ -16,6 +16,9 @@ from chat_recall.adapters.sqlite.importer import import_lines
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.read_chat import ReadChat
+from chat_recall.application.tools.registry import ToolOutcome
+from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.errors import ChatRecallError, InvalidArguments
 from chat_recall.domain.indexing import projection_stamp
 
@@ -124,9 +127,9 @@ def cmd_index(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _print_tool_output(output: str) -> int:
-    print(output)
-    return 1 if '"error":{' in output[:10] else 0
+def _print_tool_output(outcome: ToolOutcome) -> int:
+    print(outcome.output)
+    return 1 if outcome.is_error else 0
 
 
 def cmd_search(arguments: argparse.Namespace) -> int:
@@ -136,7 +139,9 @@ def cmd_search(arguments: argparse.Namespace) -> int:
         tool_arguments: dict[str, Any] = {"query": arguments.query}
         if arguments.limit is not None:
             tool_arguments["limit"] = arguments.limit
-        return _print_tool_output(recall.search_chats(context, tool_arguments))
+        return _print_tool_output(
+            recall.call_tool(SearchChats.definition.name, context, tool_arguments)
+        )
     finally:
         recall.close()
 
@@ -150,7 +155,9 @@ def cmd_read(arguments: argparse.Namespace) -> int:
             value = getattr(arguments, name)
             if value is not None:
                 tool_arguments["around_message_id" if name == "around" else name] = value
-        return _print_tool_output(recall.read_chat(context, tool_arguments))
+        return _print_tool_output(
+            recall.call_tool(ReadChat.definition.name, context, tool_arguments)
+        )
     finally:
         recall.close()
 

@@ -1,67 +1,114 @@
-"""Tool arguments from JSON: a private, strict cattrs converter that forbids unknown
-keys and never coerces types ("5" is not 5, true is not 1)."""
+"""Tool arguments: declared once, as attrs fields, and from that one declaration come
+the validation (a private, strict cattrs converter: unknown keys refused, no type
+coercion, see `application/conversion.py`) and the JSON Schema the model is shown.
+
+    @attrs.frozen
+    class Arguments:
+        query: str = text("Keywords ...", min_length=1, max_length=500)
+        limit: int = integer("How many ...", minimum=1, maximum=20, default=8)
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
-import cattrs
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
+import attrs
 
+from chat_recall.application.conversion import structure
 from chat_recall.domain.errors import InvalidArguments
+from chat_recall.domain.model import ID_MAX
 
 T = TypeVar("T")
 
-
-def _strict_int(value: Any, _: type) -> int:
-    if type(value) is not int:
-        raise ValueError(f"expected an integer, got {type(value).__name__}")
-    return value
+SCHEMA_KEY = "json_schema"
 
 
-def _strict_str(value: Any, _: type) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"expected a string, got {type(value).__name__}")
-    return value
+def _range_text(minimum: int | None, maximum: int | None, default: int | None) -> str:
+    if minimum is not None and maximum is not None:
+        bounds = f"an integer from {minimum} to {maximum}"
+    elif minimum is not None:
+        bounds = f"an integer of at least {minimum}"
+    else:
+        bounds = "an integer"
+    return bounds + ("" if default is None else f" (default {default})")
 
 
-def _converter() -> cattrs.Converter:
-    converter = cattrs.Converter(forbid_extra_keys=True)
-    converter.register_structure_hook(int, _strict_int)
-    converter.register_structure_hook(str, _strict_str)
-    return converter
+def integer(
+    description: str,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    default: int | None = None,
+    optional: bool = False,
+) -> Any:
+    """An integer argument. `default` is filled in when the model leaves it out;
+    `optional` keeps it None instead (the tool then knows it was not sent), with
+    `default` still shown to the model. Ids are bounded by the storage range."""
+    schema: dict[str, Any] = {"type": "integer"}
+    if minimum is not None:
+        schema["minimum"] = minimum
+    if maximum is not None:
+        schema["maximum"] = maximum
+    if default is not None:
+        schema["default"] = default
+    schema["description"] = description
+    low = minimum
+    high = ID_MAX if maximum is None else maximum
+    message = _range_text(minimum, maximum, default)
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
+        if value is None:
+            return
+        if (low is not None and value < low) or value > high:
+            suffix = f" of at most {ID_MAX} (2^63-1)" if maximum is None else ""
+            raise ValueError(f"{attribute.name} must be {message}{suffix}")
+
+    if optional:
+        return attrs.field(default=None, validator=check, metadata={SCHEMA_KEY: schema})
+    if default is None:
+        return attrs.field(validator=check, metadata={SCHEMA_KEY: schema})
+    return attrs.field(default=default, validator=check, metadata={SCHEMA_KEY: schema})
 
 
-_CONVERTER = _converter()
+def text(
+    description: str,
+    *,
+    min_length: int,
+    max_length: int,
+    converter: Callable[[str], str] | None = None,
+    hint: str = "",
+) -> Any:
+    """A string argument, `converter` applied first (e.g. trimming), then its length
+    checked in characters."""
+    schema = {
+        "type": "string",
+        "minLength": min_length,
+        "maxLength": max_length,
+        "description": description,
+    }
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if not min_length <= len(value) <= max_length:
+            raise ValueError(f"{attribute.name} must be {min_length}-{max_length} characters{hint}")
+
+    return attrs.field(converter=converter, validator=check, metadata={SCHEMA_KEY: schema})
 
 
-def _messages(error: BaseException, fields: list[str]) -> list[str]:
-    if isinstance(error, ForbiddenExtraKeysError):
-        return [
-            f"unknown argument(s): {', '.join(sorted(error.extra_fields))}; "
-            f"allowed: {', '.join(fields)}"
-        ]
-    if isinstance(error, ClassValidationError):
-        found: list[str] = []
-        for inner in error.exceptions:
-            found += _messages(inner, fields)
-        return found
-    notes = " ".join(getattr(error, "__notes__", []))
-    if isinstance(error, KeyError):
-        name = notes.rsplit("attribute ", 1)[-1] if "attribute " in notes else str(error)
-        return [f"missing required argument: {name.strip(chr(39))}"]
-    name = notes.rsplit("attribute ", 1)[-1] if "attribute " in notes else ""
-    prefix = f"{name}: " if name and not str(error).startswith(name) else ""
-    return [f"{prefix}{error}"]
+def json_schema(arguments: type) -> dict[str, Any]:
+    """The JSON Schema of an arguments class, from its fields' declarations."""
+    fields = attrs.fields(arguments)
+    return {
+        "type": "object",
+        "properties": {field.name: dict(field.metadata[SCHEMA_KEY]) for field in fields},
+        "required": [field.name for field in fields if field.default is attrs.NOTHING],
+        "additionalProperties": False,
+    }
 
 
 def parse_arguments(raw: object, cls: type[T]) -> T:
     """Structure tool arguments or raise InvalidArguments with a message a model can act
     on (what is wrong and what is allowed)."""
-    fields = [field.name for field in cls.__attrs_attrs__]  # type: ignore[attr-defined]
     if not isinstance(raw, dict):
         raise InvalidArguments("arguments must be a JSON object")
-    try:
-        return _CONVERTER.structure(raw, cls)
-    except (ClassValidationError, ValueError, TypeError) as error:
-        raise InvalidArguments("; ".join(_messages(error, fields))) from error
+    return structure(raw, cls)

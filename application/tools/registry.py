@@ -1,21 +1,20 @@
-"""The tools as a host offers and calls them: consent (always / ask / never), agent
-modes, the completed cards, and content-free telemetry around every call."""
+"""The tools as a host offers and calls them: found by name, consent (always / ask /
+never), agent modes, the completed cards, and content-free telemetry around every call."""
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
 
 from chat_recall.application.cards import CardBuilder
+from chat_recall.application.conversion import unstructure
 from chat_recall.application.tools.context import AgentMode, CallContext
-from chat_recall.application.tools.definitions import DEFINITIONS, Consent, ToolDefinition
-from chat_recall.application.tools.output import dumps, error_payload, size
-from chat_recall.application.tools.read_chat import ReadChat
-from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.application.tools.definitions import Consent, ToolDefinition
+from chat_recall.application.tools.output import dumps, size
+from chat_recall.application.tools.tool import Tool, ToolError, ToolResult
 from chat_recall.domain.errors import ChatRecallError
 from chat_recall.domain.ports import Clock, Telemetry
 from chat_recall.domain.telemetry import ToolCallEvent
@@ -23,7 +22,16 @@ from chat_recall.domain.telemetry import ToolCallEvent
 log = logging.getLogger("chat_recall.tools")
 
 
+class UnknownTool(ChatRecallError):
+    """No tool of that name is registered (a host bug or a model's invented name)."""
+
+    kind = "unknown_tool"
+
+
 class ToolUnavailable(ChatRecallError):
+    """The tool exists but is not offered here (its consent is `never`, or the mode
+    offers no tools)."""
+
     kind = "tool_unavailable"
 
 
@@ -43,34 +51,38 @@ class ConsentRequest:
 Approver = Callable[[ConsentRequest], bool]
 
 
-def _default_consent() -> Mapping[str, Consent]:
-    return {definition.name: definition.default_consent for definition in DEFINITIONS}
-
-
 @attrs.frozen
 class ToolSettings:
-    """A host's choices: consent per tool (default `always`), the approver asked under
-    `ask` (none means every ask is denied), and the markup prefix of the cards."""
+    """A host's choices: consent per tool name (a tool's own default otherwise, which
+    is `always` for both shipped tools), the approver asked under `ask` (none means
+    every ask is denied), and the markup prefix of the cards."""
 
-    consent: Mapping[str, Consent] = attrs.field(factory=_default_consent)
+    consent: Mapping[str, Consent] = attrs.field(factory=dict)
     approver: Approver | None = None
     card_prefix: str = "dyad-"
 
-    def consent_for(self, name: str) -> Consent:
-        return self.consent.get(name, Consent.ALWAYS)
+    def consent_for(self, definition: ToolDefinition) -> Consent:
+        return self.consent.get(definition.name, definition.default_consent)
 
 
 @attrs.frozen
 class ToolOutcome:
-    """A finished call: the JSON the model receives and the card the user sees."""
+    """A finished call: the JSON the model receives (`output`), the card the user sees
+    (None when no tool of that name exists), and the typed `result` (the tool's output
+    class, or `ToolError`)."""
 
     name: str
     output: str
-    card: str
+    card: str | None
+    result: ToolResult
 
     @property
-    def payload(self) -> Any:
-        return json.loads(self.output)
+    def is_error(self) -> bool:
+        return isinstance(self.result, ToolError)
+
+    @property
+    def error(self) -> ToolError | None:
+        return self.result if isinstance(self.result, ToolError) else None
 
 
 # Every mode offers both tools, and they stay read-only in each of them.
@@ -79,70 +91,86 @@ MODES_OFFERING_TOOLS = frozenset(AgentMode)
 
 @attrs.define
 class ToolRegistry:
-    search: SearchChats
-    read: ReadChat
     settings: ToolSettings
     telemetry: Telemetry
     clock: Clock
+    _tools: dict[str, Tool] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(
+        cls, tools: Iterable[Tool], settings: ToolSettings, telemetry: Telemetry, clock: Clock
+    ) -> ToolRegistry:
+        return cls(settings, telemetry, clock, {tool.definition.name: tool for tool in tools})
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def tool(self, name: str) -> Tool:
+        """The registered tool of that name (UnknownTool otherwise)."""
+        found = self._tools.get(name)
+        if found is None:
+            raise UnknownTool(f"there is no tool named {name!r}")
+        return found
 
     def offered(self, mode: AgentMode) -> list[ToolDefinition]:
         """The tool definitions to give the model in `mode` (consent `never` hides one)."""
         if mode not in MODES_OFFERING_TOOLS:
             return []
-        return [d for d in DEFINITIONS if self.settings.consent_for(d.name) is not Consent.NEVER]
+        return [
+            tool.definition
+            for tool in self._tools.values()
+            if self.settings.consent_for(tool.definition) is not Consent.NEVER
+        ]
 
     def call(self, name: str, context: CallContext, arguments: object) -> ToolOutcome:
         started = self.clock.monotonic()
-        raw = arguments if isinstance(arguments, dict) else {}
+        raw: Mapping[str, Any] = arguments if isinstance(arguments, dict) else {}
+        tool = self._tools.get(name)
+        result: ToolResult
         try:
-            definition = self._definition(name, context)
-            self._consent(definition, context, raw)
-            runner = self.search if name == "search_chats" else self.read
-            payload = runner.run(context, arguments)
-            outcome = "ok"
+            if tool is None:
+                raise UnknownTool(
+                    f"there is no tool named {name!r}; the tools are {', '.join(self._tools)}"
+                )
+            self._check_offered(tool, context, raw)
+            result = tool.run(context, arguments)
         except ChatRecallError as error:
-            payload = error_payload(error)
-            outcome = error.kind
+            result = ToolError.of(error)
         except Exception as error:  # a bug must not become the host's traceback
             log.exception("%s failed unexpectedly", name)
-            failure = ChatRecallError(
-                f"{name} failed unexpectedly ({type(error).__name__}); the host's log has details"
+            result = ToolError.of(
+                ChatRecallError(
+                    f"{name} failed unexpectedly ({type(error).__name__}); "
+                    "the host's log has details"
+                )
             )
-            payload = error_payload(failure)
-            outcome = failure.kind
+        payload = unstructure(result)
         output = dumps(payload)
-        cards = CardBuilder(self.settings.card_prefix)
-        card = (
-            cards.search_chats(raw, payload)
-            if name == "search_chats"
-            else cards.read_chat(raw, payload)
-        )
+        card = None
+        if tool is not None:
+            card = tool.card(CardBuilder(self.settings.card_prefix), raw, payload)
         self.telemetry.emit(
             ToolCallEvent(
-                tool=name if name in {"search_chats", "read_chat"} else "unknown",
+                tool=name if tool is not None else "unknown",
                 mode=context.mode.value,
-                outcome=outcome,
+                outcome=result.kind if isinstance(result, ToolError) else "ok",
                 duration_ms=(self.clock.monotonic() - started) * 1000,
-                result_count=len(payload.get("results", payload.get("messages", []))),
-                index_status=payload.get("index_status"),
-                truncated=bool(payload.get("results_truncated") or payload.get("output_truncated")),
+                result_count=result.result_count,
+                index_status=result.index_state,
+                truncated=result.truncated,
                 output_bytes=size(output),
             )
         )
-        return ToolOutcome(name, output, card)
+        return ToolOutcome(name, output, card, result)
 
-    def _definition(self, name: str, context: CallContext) -> ToolDefinition:
-        for definition in self.offered(context.mode):
-            if definition.name == name:
-                return definition
-        raise ToolUnavailable(f"tool {name!r} is not available here")
-
-    def _consent(
-        self, definition: ToolDefinition, context: CallContext, arguments: dict[str, Any]
-    ) -> None:
-        if self.settings.consent_for(definition.name) is not Consent.ASK:
+    def _check_offered(self, tool: Tool, context: CallContext, raw: Mapping[str, Any]) -> None:
+        definition = tool.definition
+        consent = self.settings.consent_for(definition)
+        if context.mode not in MODES_OFFERING_TOOLS or consent is Consent.NEVER:
+            raise ToolUnavailable(f"tool {definition.name!r} is not available here")
+        if consent is not Consent.ASK:
             return
-        request = ConsentRequest(definition.name, definition.consent_preview(arguments), context)
+        request = ConsentRequest(definition.name, tool.preview(raw), context)
         approver = self.settings.approver
         if approver is None or not approver(request):
             raise ConsentDenied(

@@ -31,6 +31,7 @@ from typing import Any
 import attrs
 
 from chat_recall.adapters import bootstrap
+from chat_recall.application.conversion import unstructure
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.search_chats import SearchChats
@@ -106,7 +107,7 @@ def search_tool(corpus: Corpus, policy: SearchPolicy) -> Callable[[int, str], An
     """search_chats with `policy`, as an agent calls it (default limit, no current chat)."""
     recall = corpus.recall
     tool = SearchChats(recall.repo, recall.index, recall.dirty, recall.progress, policy)
-    return lambda app_id, query: tool.run(CallContext(app_id), {"query": query})
+    return lambda app_id, query: unstructure(tool.run(CallContext(app_id), {"query": query}))
 
 
 # -- the split -----------------------------------------------------------------------

@@ -11,8 +11,13 @@ import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.application.tools.context import AgentMode, CallContext
-from chat_recall.application.tools.definitions import DEFINITIONS, READ_CHAT, SEARCH_CHATS
+from chat_recall.application.tools.read_chat import ReadChat
+from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.messages import Role
+
+SEARCH_CHATS = SearchChats.definition
+READ_CHAT = ReadChat.definition
+DEFINITIONS = [definition.definition for definition in bootstrap.TOOLS]
 
 SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
 
@@ -47,12 +52,15 @@ def test_descriptions_route_the_model() -> None:
 
 
 def test_consent_previews_match_the_design() -> None:
-    assert SEARCH_CHATS.consent_preview({"query": " auth "}) == (
+    recall = bootstrap.in_memory()
+    search = recall.registry.tool("search_chats")
+    read = recall.registry.tool("read_chat")
+    assert search.preview({"query": " auth "}) == (
         'Search historical chats for this app for "auth" and provide matching excerpts '
         "to the active AI model."
     )
-    assert "around message 9" in READ_CHAT.consent_preview({"chat_id": 3, "around_message_id": 9})
-    assert "chat 3" in READ_CHAT.consent_preview({"chat_id": 3})
+    assert "around message 9" in read.preview({"chat_id": 3, "around_message_id": 9})
+    assert "chat 3" in read.preview({"chat_id": 3})
 
 
 def test_schema_defaults_and_bounds_are_what_the_parser_enforces() -> None:

@@ -109,7 +109,7 @@ def test_an_unexpected_failure_inside_a_tool_is_a_structured_error(
     def broken(*_: object) -> None:
         raise RuntimeError("a bug with secret text")
 
-    monkeypatch.setattr(type(recall.read_tool.repo), "chat", broken)
+    monkeypatch.setattr(type(recall.repo), "chat", broken)
     output = recall.read_chat(CallContext(1), {"chat_id": chat_id})
     assert result(output)["error"] == {
         "kind": "internal",

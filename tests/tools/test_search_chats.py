@@ -265,7 +265,7 @@ def test_index_status_reports_coverage_while_indexing(recall: ChatRecall) -> Non
 def test_a_batch_in_flight_is_waited_for_only_briefly(recall: ChatRecall) -> None:
     chat(recall, 1, "New", ["pending words"])
     recall.progress.begin([1])  # a batch that never finishes
-    recall.search_tool.wait_seconds = 0.01
+    recall.registry.tool("search_chats").wait_seconds = 0.01  # type: ignore[attr-defined]
     output = search(recall, "pending")
     assert output["index_status"] == "indexing"
     recall.progress.end([1])
