@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import Counter
 from functools import partial
 
 import attrs
 
 from chat_recall.application.progress import IndexProgress
 from chat_recall.domain.errors import ChatRecallError
-from chat_recall.domain.indexing import BatchSizing, plan_batch, projection_stamp
+from chat_recall.domain.indexing import BatchSizing, index_stamp, plan_batch
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
@@ -28,7 +29,7 @@ from chat_recall.domain.ports import (
     Telemetry,
 )
 from chat_recall.domain.projection import MarkupPolicy
-from chat_recall.domain.telemetry import IndexBatchEvent
+from chat_recall.domain.telemetry import IndexBatchEvent, RowsQuarantinedEvent
 
 log = logging.getLogger("chat_recall.indexer")
 
@@ -53,10 +54,13 @@ class BatchReport:
     batch_size: int = 0
     projection_seconds: float = 0.0  # of duration_seconds: building documents (domain)
     maintenance_seconds: float = 0.0  # the maintenance step after the batch, timed apart
+    quarantined: int = 0  # rows set aside as unreadable (see `Quarantine`)
 
     @property
     def did_work(self) -> bool:
-        return bool(self.indexed or self.deleted or self.purged or self.chats_expanded)
+        return bool(
+            self.indexed or self.deleted or self.purged or self.chats_expanded or self.quarantined
+        )
 
 
 @attrs.frozen
@@ -101,10 +105,11 @@ class Indexer:
     # -- one step at a time --------------------------------------------------------------
 
     def prepare(self) -> None:
-        """At start: remove orphans, and rebuild in the background if the projection
-        changed (old documents keep answering until replaced)."""
+        """At start: remove orphans, and rebuild in the background if the projection or
+        the host mapping changed (old documents keep answering until replaced; rows in
+        quarantine are tried again with the others)."""
         self.index.remove_orphans()
-        stamp = projection_stamp(self.policy)
+        stamp = index_stamp(self.policy, self.repo.source_fingerprint())
         stored = self.index.projection_stamp()
         if stored != stamp:
             if stored is not None:  # a fresh install has marked everything already
@@ -136,6 +141,7 @@ class Indexer:
                     with self.unit_of_work.transaction() as writer:
                         writer.remove(batch.deletes)
                         writer.put(batch.upserts)
+                        writer.quarantine(batch.quarantined)
                         writer.clear(batch.cleared)
                 finally:
                     self.progress.end(apps)
@@ -155,6 +161,7 @@ class Indexer:
                 batch_size=size,
                 projection_seconds=projection,
                 maintenance_seconds=maintenance_seconds,
+                quarantined=len(batch.quarantined),
             )
             if report.did_work:
                 self.telemetry.emit(
@@ -165,8 +172,14 @@ class Indexer:
                         deleted=report.deleted,
                         purged=report.purged,
                         backlog_messages=self._backlog_after(len(markers)),
+                        quarantined=report.quarantined,
                     )
                 )
+            for reason, count in sorted(
+                Counter(row.reason.value for row in batch.quarantined).items()
+            ):
+                log.warning("indexer: %d row(s) quarantined: %s", count, reason)
+                self.telemetry.emit(RowsQuarantinedEvent(reason=reason, count=count))
             return report
 
     def _backlog_after(self, processed: int) -> int:

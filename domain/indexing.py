@@ -1,5 +1,6 @@
-"""Pure indexing policy: what document a source row becomes, and the stamp that says
-under which projection the documents were built."""
+"""Pure indexing policy: what document a source row becomes (or why it is set aside),
+and the stamp that says under which projection and host mapping the documents were
+built."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from chat_recall.domain.model import DirtyMarker, IndexBatch, IndexDocument, MessageId, SourceRow
+from chat_recall.domain.host_values import READER_VERSION, Unreadable, UnreadableReason
+from chat_recall.domain.model import (
+    DirtyMarker,
+    IndexBatch,
+    IndexDocument,
+    MessageId,
+    QuarantinedRow,
+    SourceRow,
+)
 from chat_recall.domain.projection import PROJECTION_VERSION, MarkupPolicy, project_for_search
 from chat_recall.domain.text import index_text
 
@@ -17,10 +26,22 @@ def projection_stamp(policy: MarkupPolicy) -> str:
     return f"{PROJECTION_VERSION}:{policy.fingerprint()}"
 
 
+def index_stamp(policy: MarkupPolicy, source_fingerprint: str) -> str:
+    """Changes whenever a document may change: the projection (see `projection_stamp`),
+    how host values are read (`READER_VERSION`), or the adapter's host mapping
+    (`MessageRepo.source_fingerprint`). A change re-indexes every message, quarantined
+    ones included."""
+    return f"{projection_stamp(policy)}|r{READER_VERSION}:{source_fingerprint}"
+
+
 def build_document(row: SourceRow, policy: MarkupPolicy) -> IndexDocument | None:
     """The document for a source row, or None when its projection is empty (empty
-    projections are not indexed)."""
+    projections are not indexed). Raises `Unreadable` for a row whose stored values
+    cannot be read (`SourceRow.problem`)."""
     message = row.message
+    if row.problem is not None:
+        raise Unreadable(row.problem)
+    assert message.created_at is not None  # no time_problem
     projection = project_for_search(message.text, policy)
     if projection.is_empty:
         return None
@@ -42,17 +63,32 @@ def plan_batch(
 ) -> IndexBatch:
     """What one indexer batch writes: a document for every marked message whose source
     row projects to something, a removal for the rest (gone, or nothing searchable),
-    and every marker read cleared."""
+    a quarantine entry for a row that cannot be read or projected (one odd row never
+    fails the batch), and every marker read cleared."""
     upserts: list[IndexDocument] = []
     deletes: list[MessageId] = []
+    quarantined: list[QuarantinedRow] = []
     for marker in markers:
         row = rows.get(marker.id)
-        document = None if row is None else build_document(row, policy)
+        try:
+            document = None if row is None else build_document(row, policy)
+        except Unreadable as unreadable:
+            assert row is not None
+            quarantined.append(set_aside(row, unreadable.reason))
+            continue
+        except Exception:  # a projection bug: this row waits, the others are indexed
+            assert row is not None
+            quarantined.append(set_aside(row, UnreadableReason.PROJECTION_FAILED))
+            continue
         if document is None:
             deletes.append(marker.id)
         else:
             upserts.append(document)
-    return IndexBatch(tuple(upserts), tuple(deletes), tuple(markers))
+    return IndexBatch(tuple(upserts), tuple(deletes), tuple(markers), tuple(quarantined))
+
+
+def set_aside(row: SourceRow, reason: UnreadableReason) -> QuarantinedRow:
+    return QuarantinedRow(row.message.id, row.app_id, row.message.chat_id, reason)
 
 
 @attrs.frozen

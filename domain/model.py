@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import attrs
 
+from chat_recall.domain.host_values import (
+    HostValue,
+    TimestampFormat,
+    Unreadable,
+    UnreadableReason,
+    content_text,
+    title_text,
+    unix_seconds,
+)
 from chat_recall.domain.messages import MessageText, Role
 
 AppId = int
 ChatId = int
 MessageId = int
+
+T = TypeVar("T")
 
 # Ids are signed 64-bit integers in every engine chat-recall stores them in (SQLite
 # INTEGER, PostgreSQL bigint): a value outside this range can name no row.
@@ -26,23 +40,78 @@ class Chat:
     id: ChatId
     app_id: AppId
     title: str | None
-    created_at: int  # Unix seconds
+    created_at: int | None  # Unix seconds; None when the stored time cannot be read
+    title_problem: UnreadableReason | None = None  # then `title` is None
+
+    @classmethod
+    def from_host(
+        cls,
+        id: ChatId,
+        app_id: AppId,
+        title: HostValue,
+        created_at: HostValue,
+        timestamps: TimestampFormat,
+    ) -> Chat:
+        """A chat from its stored values, through the one conversion every adapter uses."""
+        readable_title, title_problem = _read(title_text, title)
+        seconds, _ = _read(lambda value: unix_seconds(value, timestamps), created_at)
+        return cls(id, app_id, readable_title, seconds, title_problem)
 
 
 @attrs.frozen
 class StoredMessage:
-    """A host message as the read side sees it (never its provider transcript)."""
+    """A host message as the read side sees it (never its provider transcript).
+
+    A stored value that cannot be read leaves a safe value (`content` empty,
+    `created_at` None) and says why in `content_problem` / `time_problem`."""
 
     id: MessageId
     chat_id: ChatId
     role: Role
     content: str
-    created_at: int
+    created_at: int | None
     is_compaction_summary: bool = False
+    content_problem: UnreadableReason | None = None
+    time_problem: UnreadableReason | None = None
+
+    @classmethod
+    def from_host(
+        cls,
+        id: MessageId,
+        chat_id: ChatId,
+        role: Role,
+        content: HostValue,
+        created_at: HostValue,
+        is_compaction_summary: bool,
+        timestamps: TimestampFormat,
+    ) -> StoredMessage:
+        """A message from its stored values, through the one conversion every adapter
+        uses."""
+        text, content_problem = _read(content_text, content)
+        seconds, time_problem = _read(lambda value: unix_seconds(value, timestamps), created_at)
+        return cls(
+            id,
+            chat_id,
+            role,
+            text or "",
+            seconds,
+            is_compaction_summary,
+            content_problem,
+            time_problem,
+        )
 
     @property
     def text(self) -> MessageText:
         return MessageText(self.role, self.content, self.is_compaction_summary)
+
+
+def _read(
+    convert: Callable[[HostValue], T], value: HostValue
+) -> tuple[T | None, UnreadableReason | None]:
+    try:
+        return convert(value), None
+    except Unreadable as unreadable:
+        return None, unreadable.reason
 
 
 @attrs.frozen
@@ -62,6 +131,13 @@ class SourceRow:
     message: StoredMessage
     app_id: AppId
     title: str | None
+    title_problem: UnreadableReason | None = None
+
+    @property
+    def problem(self) -> UnreadableReason | None:
+        """The first reason this row cannot be indexed (content, time, title), if any."""
+        message = self.message
+        return message.content_problem or message.time_problem or self.title_problem
 
 
 @attrs.frozen
@@ -92,11 +168,32 @@ class IndexDocument:
 @attrs.frozen
 class IndexBatch:
     """What one indexer batch writes, atomically: documents to put, message ids whose
-    documents go, and the markers to clear."""
+    documents go, rows set aside as unreadable, and the markers to clear."""
 
     upserts: tuple[IndexDocument, ...] = ()
     deletes: tuple[MessageId, ...] = ()
     cleared: tuple[DirtyMarker, ...] = ()
+    quarantined: tuple[QuarantinedRow, ...] = ()
+
+
+@attrs.frozen
+class QuarantinedRow:
+    """A host message that cannot be indexed, set aside so every other row is: its id,
+    where it lives, and why (content-free). It is tried again when the host changes
+    it, after a projection or mapping change, or on request (`requeue_quarantined`)."""
+
+    message_id: MessageId
+    app_id: AppId | None
+    chat_id: ChatId | None
+    reason: UnreadableReason
+
+
+@attrs.frozen
+class Quarantine:
+    """The quarantined rows of the index: how many, and the first of them by id."""
+
+    total: int
+    rows: tuple[QuarantinedRow, ...] = ()
 
 
 @attrs.frozen

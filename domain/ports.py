@@ -24,6 +24,8 @@ from chat_recall.domain.model import (
     Maintenance,
     MessageId,
     MessageWindow,
+    Quarantine,
+    QuarantinedRow,
     SourceRow,
 )
 from chat_recall.domain.query import ScopedQuery
@@ -79,6 +81,12 @@ class MessageRepo(Protocol):
     `app_id` enforces it in storage; missing and other-app ids raise NotFound alike."""
 
     def chat(self, app_id: AppId, chat_id: ChatId) -> Chat: ...
+
+    def source_fingerprint(self) -> str:
+        """Changes whenever the adapter's mapping may change what is read from the host
+        rows (table and column names, the timestamp format); part of the index stamp,
+        so a changed mapping re-indexes every message."""
+        ...
 
     def source_rows(self, message_ids: Sequence[MessageId]) -> list[SourceRow]:
         """Messages joined to their chats, for indexing; ids with no such message (or
@@ -145,6 +153,11 @@ class DirtyQueue(Protocol):
 
     def backlog(self) -> Backlog: ...
 
+    def requeue_quarantined(self) -> int:
+        """Mark every quarantined message whose source still exists dirty again, so the
+        next batches retry it. Returns how many."""
+        ...
+
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         """Dirty messages and chats of one app, not counting the excluded chat's own."""
         ...
@@ -164,6 +177,11 @@ class IndexWriter(Protocol):
     def clear(self, markers: Sequence[DirtyMarker]) -> None:
         """Clear these dirty markers, each only if its `seq` is unchanged since it was
         read: a host write during the batch keeps its marker."""
+        ...
+
+    def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
+        """Set these rows aside (replacing an earlier entry of the same message); `put`
+        or `remove` of a message ends its quarantine."""
         ...
 
 
@@ -211,3 +229,8 @@ class IndexStore(Protocol):
         ...
 
     def set_projection_stamp(self, stamp: str) -> None: ...
+
+    def quarantine(self, limit: int) -> Quarantine:
+        """The rows set aside as unreadable whose message still exists: the total and
+        the first `limit` by message id."""
+        ...

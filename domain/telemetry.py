@@ -26,6 +26,15 @@ class IndexBatchEvent:
     deleted: int
     purged: int
     backlog_messages: int
+    quarantined: int = 0
 
 
-TelemetryEvent = ToolCallEvent | IndexBatchEvent
+@attrs.frozen
+class RowsQuarantinedEvent:
+    """Rows one batch set aside as unreadable, per reason (`UnreadableReason` value)."""
+
+    reason: str
+    count: int
+
+
+TelemetryEvent = ToolCallEvent | IndexBatchEvent | RowsQuarantinedEvent

@@ -20,7 +20,7 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.errors import ChatRecallError, InvalidArguments
-from chat_recall.domain.indexing import projection_stamp
+from chat_recall.domain.indexing import index_stamp
 
 
 def load_schema(path: str | None) -> HostSchema:
@@ -168,7 +168,7 @@ def cmd_status(arguments: argparse.Namespace) -> int:
     try:
         backlog = recall.dirty.backlog()
         stored = recall.index.projection_stamp()
-        current = projection_stamp(recall.policy)
+        current = index_stamp(recall.policy, recall.repo.source_fingerprint())
         problems = integrity_problems(database)
         with database.reading() as connection:
             version = migrations.schema_version(connection)
@@ -190,6 +190,10 @@ def cmd_status(arguments: argparse.Namespace) -> int:
                 f"app {app_id}: {stats.documents} documents "
                 f"({stats.unreclaimed} deleted, awaiting maintenance)"
             )
+        quarantine = recall.index.quarantine(20)
+        print(f"quarantine: {quarantine.total} rows that cannot be indexed")
+        for row in quarantine.rows:
+            print(f"  message {row.message_id} (app {row.app_id}): {row.reason.value}")
         print("integrity: " + ("ok" if not problems else "; ".join(problems)))
     finally:
         recall.close()

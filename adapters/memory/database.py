@@ -14,27 +14,57 @@ import attrs
 
 from chat_recall.adapters.memory.fts import FtsTable
 from chat_recall.domain.errors import InvalidArguments
+from chat_recall.domain.host_values import HostValue, InvalidText, TimestampFormat
 from chat_recall.domain.messages import Role
-from chat_recall.domain.model import AppId, ChatId, DirtyMarker, DocumentText, MessageId
+from chat_recall.domain.model import (
+    AppId,
+    ChatId,
+    DirtyMarker,
+    DocumentText,
+    MessageId,
+    QuarantinedRow,
+)
 
 
 @attrs.define
 class ChatRow:
+    """A host chat as stored: `title` and `created_at` hold whatever the host wrote."""
+
     id: ChatId
     app_id: AppId
-    title: str | None
-    created_at: int
+    title: HostValue
+    created_at: HostValue
 
 
 @attrs.define
 class MessageRow:
+    """A host message as stored: `content` and `created_at` hold whatever the host
+    wrote (tests put odd values here, as a host could in a SQLite column)."""
+
     id: MessageId
     chat_id: ChatId
     role: str
-    content: str
-    created_at: int
+    content: HostValue
+    created_at: HostValue
     is_compaction_summary: bool = False
     ai_messages_json: str | None = None
+
+    def order_key(self) -> tuple[int, object, MessageId]:
+        """(created_at, id) ordered as SQLite orders stored values: NULL, then numbers,
+        then text, then blobs."""
+        return (*stored_order(self.created_at), self.id)
+
+
+def stored_order(value: HostValue) -> tuple[int, object]:
+    if value is None:
+        return (0, 0)
+    if isinstance(value, int | float):
+        return (1, value)
+    if isinstance(value, str):
+        return (2, value.encode("utf-8", "surrogatepass"))
+    if isinstance(value, InvalidText):
+        return (2, b"")
+    return (3, value)
 
 
 @attrs.frozen
@@ -77,6 +107,9 @@ class InMemoryDatabase:
     purge: dict[MessageId, AppId] = attrs.field(factory=dict)
     fts: dict[AppId, FtsTable] = attrs.field(factory=dict)
     meta: dict[str, str] = attrs.field(factory=dict)
+    quarantine: dict[MessageId, QuarantinedRow] = attrs.field(factory=dict)
+    # How the stored created_at values are read (as `HostSchema.timestamps` for SQLite).
+    timestamps: TimestampFormat = TimestampFormat.AUTO
     _seq: int = 0
     _last_chat_id: int = 0
     _last_message_id: int = 0

@@ -48,6 +48,14 @@ class InMemoryDirtyQueue:
                 db.mark_message(message)
             return len(db.messages)
 
+    def requeue_quarantined(self) -> int:
+        db = self.database
+        with db.lock:
+            waiting = [db.messages[m] for m in sorted(db.quarantine) if m in db.messages]
+            for message in waiting:
+                db.mark_message(message)
+            return len(waiting)
+
     def backlog(self) -> Backlog:
         db = self.database
         with db.lock:

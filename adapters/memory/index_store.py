@@ -17,6 +17,8 @@ from chat_recall.domain.model import (
     IndexStats,
     Maintenance,
     MessageId,
+    Quarantine,
+    QuarantinedRow,
 )
 from chat_recall.domain.query import ScopedQuery
 
@@ -38,8 +40,8 @@ class InMemoryIndexStore:
     def put(self, documents: Sequence[IndexDocument]) -> None:
         """Under the database lock (see `InMemoryIndexUnitOfWork`)."""
         db = self.database
+        self.remove([document.message_id for document in documents])
         for document in documents:
-            self._remove(document.message_id)
             table = db.fts.setdefault(document.app_id, FtsTable())
             table.insert(
                 document.message_id, document.title, document.body, chat_ref(document.chat_id)
@@ -54,8 +56,16 @@ class InMemoryIndexStore:
             )
 
     def remove(self, message_ids: Sequence[MessageId]) -> None:
+        """Remove documents; a message put or removed is out of quarantine too."""
         for message_id in message_ids:
             self._remove(message_id)
+            self.database.quarantine.pop(message_id, None)
+
+    def set_aside(self, rows: Sequence[QuarantinedRow]) -> None:
+        """As the SQLite adapter: their documents go, their reason stays."""
+        self.remove([row.message_id for row in rows])
+        for row in rows:
+            self.database.quarantine[row.message_id] = row
 
     def maintain(self) -> Maintenance:
         """Reclaims deleted documents like the SQLite adapter (the same step size, so
@@ -84,6 +94,8 @@ class InMemoryIndexStore:
                     if (meta is None or meta.app_id != app_id) and db.purge.get(rowid) != app_id:
                         table.delete(rowid)
                         stray += 1
+            for message_id in [m for m in db.quarantine if m not in db.messages]:
+                del db.quarantine[message_id]
             return len(orphans) + stray
 
     def search(self, query: ScopedQuery) -> list[Candidate]:
@@ -125,6 +137,12 @@ class InMemoryIndexStore:
             documents = sum(1 for meta in self.database.docs.values() if meta.app_id == app_id)
             unreclaimed = sum(1 for owner in self.database.purge.values() if owner == app_id)
             return IndexStats(documents=documents, unreclaimed=unreclaimed)
+
+    def quarantine(self, limit: int) -> Quarantine:
+        db = self.database
+        with db.lock:
+            live = [db.quarantine[m] for m in sorted(db.quarantine) if m in db.messages]
+        return Quarantine(len(live), tuple(live[:limit]))
 
     def projection_stamp(self) -> str | None:
         with self.database.lock:

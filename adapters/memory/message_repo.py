@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 
-from chat_recall.adapters.memory.database import InMemoryDatabase, MessageRow
+from chat_recall.adapters.memory.database import InMemoryDatabase, MessageRow, stored_order
 from chat_recall.domain.errors import NotFound
+from chat_recall.domain.host_values import (
+    HostValue,
+    InvalidText,
+    TimestampFormat,
+    readable_number_ranges,
+    safe_unix_seconds,
+)
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -22,9 +30,15 @@ from chat_recall.domain.model import (
 KNOWN_ROLES = frozenset(Role.values())
 
 
-def _stored(row: MessageRow) -> StoredMessage:
-    return StoredMessage(
-        row.id, row.chat_id, Role(row.role), row.content, row.created_at, row.is_compaction_summary
+def _stored(row: MessageRow, timestamps: TimestampFormat) -> StoredMessage:
+    return StoredMessage.from_host(
+        row.id,
+        row.chat_id,
+        Role(row.role),
+        row.content,
+        row.created_at,
+        row.is_compaction_summary,
+        timestamps,
     )
 
 
@@ -32,24 +46,35 @@ def _stored(row: MessageRow) -> StoredMessage:
 class InMemoryMessageRepo:
     database: InMemoryDatabase
 
+    def source_fingerprint(self) -> str:
+        return f"memory:{self.database.timestamps.value}"
+
     def chat(self, app_id: AppId, chat_id: ChatId) -> Chat:
         with self.database.lock:
             row = self.database.chats.get(chat_id)
             if row is None or row.app_id != app_id:
                 raise NotFound()
-            return Chat(row.id, row.app_id, row.title, row.created_at)
+            return Chat.from_host(
+                row.id, row.app_id, row.title, row.created_at, self.database.timestamps
+            )
 
     def source_rows(self, message_ids: Sequence[MessageId]) -> list[SourceRow]:
         rows = []
-        with self.database.lock:
+        db = self.database
+        with db.lock:
             for message_id in sorted(set(message_ids)):
-                message = self.database.messages.get(message_id)
+                message = db.messages.get(message_id)
                 if message is None or message.role not in KNOWN_ROLES:
                     continue
-                chat = self.database.chats.get(message.chat_id)
+                chat = db.chats.get(message.chat_id)
                 if chat is None:
                     continue
-                rows.append(SourceRow(_stored(message), chat.app_id, chat.title))
+                meta = Chat.from_host(chat.id, chat.app_id, chat.title, None, db.timestamps)
+                rows.append(
+                    SourceRow(
+                        _stored(message, db.timestamps), chat.app_id, meta.title, meta.title_problem
+                    )
+                )
         return rows
 
     def _ordered(
@@ -61,13 +86,13 @@ class InMemoryMessageRepo:
             return []
         rows = sorted(
             (m for m in self.database.messages.values() if m.chat_id == chat_id),
-            key=lambda m: (m.created_at, m.id),
+            key=MessageRow.order_key,
         )
         rows = [m for m in rows if m.role in KNOWN_ROLES]
         cutoff = self.database.messages.get(before_message_id or -1)
-        if cutoff is not None and cutoff.chat_id == chat_id:
-            key = (cutoff.created_at, cutoff.id)
-            rows = [m for m in rows if (m.created_at, m.id) < key]
+        if cutoff is not None and cutoff.chat_id == chat_id and cutoff.role in KNOWN_ROLES:
+            key = cutoff.order_key()
+            rows = [m for m in rows if m.order_key() < key]
         return rows
 
     def page(
@@ -83,8 +108,9 @@ class InMemoryMessageRepo:
             self.chat(app_id, chat_id)
             rows = self._ordered(app_id, chat_id, before_message_id)
         window = rows[offset : offset + limit]
+        timestamps = self.database.timestamps
         return MessageWindow(
-            tuple(_stored(m) for m in window), offset > 0, len(rows) > offset + limit
+            tuple(_stored(m, timestamps) for m in window), offset > 0, len(rows) > offset + limit
         )
 
     def around(
@@ -104,8 +130,11 @@ class InMemoryMessageRepo:
             raise NotFound()
         start = max(position - before, 0)
         window = rows[start : position + after + 1]
+        timestamps = self.database.timestamps
         return MessageWindow(
-            tuple(_stored(m) for m in window), start > 0, position + after + 1 < len(rows)
+            tuple(_stored(m, timestamps) for m in window),
+            start > 0,
+            position + after + 1 < len(rows),
         )
 
     def next_message_ids(
@@ -118,20 +147,35 @@ class InMemoryMessageRepo:
                 if message is None:
                     continue
                 rows = self._ordered(app_id, message.chat_id, None)
-                key = (message.created_at, message.id)
-                later = [m for m in rows if (m.created_at, m.id) > key]
+                key = message.order_key()
+                later = [m for m in rows if m.order_key() > key]
                 if later and any(m.id == message_id for m in rows):
                     following[message_id] = later[0].id
         return following
 
     def last_message_at(self, app_id: AppId, chat_ids: Sequence[ChatId]) -> dict[ChatId, int]:
+        """As the SQLite adapter: the greatest number in each readable range and the
+        greatest text are each converted, and the latest readable one wins."""
         wanted = set(chat_ids)
-        latest: dict[ChatId, int] = {}
+        ranges = readable_number_ranges(self.database.timestamps)
+        greatest: dict[tuple[ChatId, int], tuple[Any, HostValue]] = {}
         with self.database.lock:
             for message in self.database.messages.values():
                 chat = self.database.chats.get(message.chat_id)
-                if message.chat_id in wanted and chat is not None and chat.app_id == app_id:
-                    latest[message.chat_id] = max(
-                        latest.get(message.chat_id, message.created_at), message.created_at
-                    )
+                if message.chat_id not in wanted or chat is None or chat.app_id != app_id:
+                    continue
+                value = message.created_at
+                _, key = stored_order(value)
+                if isinstance(value, int | float):
+                    slot = next((i for i, (lo, hi) in enumerate(ranges) if lo <= value <= hi), -1)
+                else:
+                    slot = len(ranges) if isinstance(value, str | InvalidText) else -1
+                best = greatest.get((message.chat_id, slot))
+                if slot >= 0 and (best is None or key > best[0]):
+                    greatest[(message.chat_id, slot)] = (key, value)
+        latest: dict[ChatId, int] = {}
+        for (chat_id, _), (_, value) in greatest.items():
+            time = safe_unix_seconds(value, self.database.timestamps)
+            if time is not None:
+                latest[chat_id] = max(time, latest.get(chat_id, time))
         return latest

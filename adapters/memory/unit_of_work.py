@@ -10,7 +10,7 @@ import attrs
 
 from chat_recall.adapters.memory.database import InMemoryDatabase
 from chat_recall.adapters.memory.index_store import InMemoryIndexStore
-from chat_recall.domain.model import DirtyMarker, IndexDocument, MessageId
+from chat_recall.domain.model import DirtyMarker, IndexDocument, MessageId, QuarantinedRow
 
 
 @attrs.define
@@ -29,6 +29,10 @@ class InMemoryIndexWriter:
     def clear(self, markers: Sequence[DirtyMarker]) -> None:
         chosen = tuple(markers)
         self.steps.append(lambda: self.index.database.clear_message_markers(chosen))
+
+    def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
+        chosen = tuple(rows)
+        self.steps.append(lambda: self.index.set_aside(chosen))
 
 
 @attrs.define

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import attrs
 
+from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import IndexUnavailable, InvalidArguments, StorageError
 
@@ -60,6 +61,7 @@ class SqliteDatabase:
     _local: threading.local = attrs.field(factory=threading.local, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
+    _codec: str | None = attrs.field(default=None, init=False)
 
     @classmethod
     def open(cls, target: str | Path | sqlite3.Connection, schema: HostSchema) -> SqliteDatabase:
@@ -123,6 +125,13 @@ class SqliteDatabase:
                     connection.execute("ROLLBACK")
                     raise
                 connection.execute("COMMIT")
+
+    def codec(self, connection: sqlite3.Connection) -> str:
+        """The Python codec of the database's text encoding (read once)."""
+        if self._codec is None:
+            name = connection.execute("PRAGMA encoding").fetchone()[0]
+            self._codec = CODECS.get(name, "utf-8")
+        return self._codec
 
     def enable_wal(self) -> None:
         """Switch the database file to WAL so readers never wait for the indexer."""

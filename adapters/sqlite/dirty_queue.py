@@ -12,6 +12,7 @@ from chat_recall.adapters.sqlite.migrations import (
     DIRTY_CHATS,
     DIRTY_MESSAGES,
     PURGE,
+    QUARANTINE,
     mark_all_messages_dirty,
 )
 from chat_recall.domain.model import AppId, Backlog, ChatId, DirtyMarker
@@ -79,6 +80,20 @@ class SqliteDirtyQueue:
                 return marked
             count, after = chunk
             marked += count
+
+    def requeue_quarantined(self) -> int:
+        s = self.database.schema
+        with self.database.writing() as connection:
+            cursor = connection.execute(
+                f"""
+                INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id)
+                SELECT m.{s.q("message_id")}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")}
+                FROM {QUARANTINE} AS q
+                JOIN {s.q("messages")} AS m ON m.{s.q("message_id")} = q.message_id
+                LEFT JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+                """
+            )
+            return max(cursor.rowcount, 0)
 
     def backlog(self) -> Backlog:
         with self.database.reading() as connection:

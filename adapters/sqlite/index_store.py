@@ -22,10 +22,12 @@ from chat_recall.adapters.sqlite.migrations import (
     DOCS,
     META,
     PURGE,
+    QUARANTINE,
     fts_table_ddl,
     fts_table_name,
 )
 from chat_recall.adapters.sqlite.schema import quote
+from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -35,6 +37,8 @@ from chat_recall.domain.model import (
     IndexStats,
     Maintenance,
     MessageId,
+    Quarantine,
+    QuarantinedRow,
 )
 from chat_recall.domain.query import ScopedQuery
 
@@ -83,8 +87,24 @@ class SqliteFts5IndexStore:
             )
 
     def remove(self, connection: sqlite3.Connection, message_ids: Sequence[MessageId]) -> None:
-        for message_id in self._existing(connection, list(message_ids)):
+        """Remove documents; a message put or removed is out of quarantine too."""
+        ids = list(message_ids)
+        for message_id in self._existing(connection, ids):
             self._remove(connection, message_id)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            connection.execute(f"DELETE FROM {QUARANTINE} WHERE message_id IN ({marks})", chunk)
+
+    def set_aside(self, connection: sqlite3.Connection, rows: Sequence[QuarantinedRow]) -> None:
+        """Quarantine rows: their documents go (the content they were built from
+        changed into something unreadable), their reason stays."""
+        self.remove(connection, [row.message_id for row in rows])
+        connection.executemany(
+            f"INSERT OR REPLACE INTO {QUARANTINE}(message_id, app_id, chat_id, reason) "
+            "VALUES (?, ?, ?, ?)",
+            [(row.message_id, row.app_id, row.chat_id, row.reason.value) for row in rows],
+        )
 
     def _existing(self, connection: sqlite3.Connection, ids: list[MessageId]) -> set[MessageId]:
         found: set[MessageId] = set()
@@ -191,6 +211,10 @@ class SqliteFts5IndexStore:
                 stray += max(cursor.rowcount, 0)
             for (message_id,) in orphans:
                 self._remove(connection, message_id)
+            connection.execute(
+                f"DELETE FROM {QUARANTINE} WHERE NOT EXISTS (SELECT 1 FROM {s.q('messages')} "
+                f"AS m WHERE m.{s.q('message_id')} = {QUARANTINE}.message_id)"
+            )
             return len(orphans) + stray
 
     # -- reading -----------------------------------------------------------------------
@@ -295,8 +319,34 @@ class SqliteFts5IndexStore:
             ).fetchone()
         return None if row is None else str(row[0])
 
+    def quarantine(self, limit: int) -> Quarantine:
+        s = self.database.schema
+        live = (
+            f"FROM {QUARANTINE} AS q WHERE EXISTS (SELECT 1 FROM {s.q('messages')} AS m "
+            f"WHERE m.{s.q('message_id')} = q.message_id)"
+        )
+        with self.database.reading() as connection:
+            total = connection.execute(f"SELECT count(*) {live}").fetchone()[0]
+            rows = connection.execute(
+                f"SELECT q.message_id, q.app_id, q.chat_id, q.reason {live} "
+                "ORDER BY q.message_id LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return Quarantine(
+            int(total),
+            tuple(QuarantinedRow(row[0], row[1], row[2], reason_of(row[3])) for row in rows),
+        )
+
     def set_projection_stamp(self, stamp: str) -> None:
         with self.database.writing() as connection:
             connection.execute(
                 f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('projection', ?)", (stamp,)
             )
+
+
+def reason_of(stored: str) -> UnreadableReason:
+    """A stored reason (one written by a later release reads as `indexing_failed`)."""
+    try:
+        return UnreadableReason(stored)
+    except ValueError:
+        return UnreadableReason.INDEXING_FAILED

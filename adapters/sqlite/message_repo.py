@@ -3,6 +3,12 @@
 Every statement that takes an app id joins `chats` and filters on it, so scope is
 enforced in storage, never checked afterwards. The provider transcript column is never
 selected: every statement names its columns.
+
+Stored values reach the domain through `StoredMessage.from_host` / `Chat.from_host`
+as typed raw values (`adapters/sqlite/host_values.py`), so an odd row (text time,
+milliseconds, bytes that are not UTF-8) is a safe value or a quarantine reason, never
+a failed statement. Keysets compare the stored (created_at, id) in SQL, through
+subqueries, so ordering never depends on a converted value.
 """
 
 from __future__ import annotations
@@ -13,7 +19,9 @@ from collections.abc import Sequence
 import attrs
 
 from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.host_values import host_value, typed
 from chat_recall.domain.errors import NotFound
+from chat_recall.domain.host_values import readable_number_ranges, safe_unix_seconds
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -38,7 +46,8 @@ class SqliteMessageRepo:
         s = self.database.schema
         self._columns = (
             f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, m.{s.q('message_role')}, "
-            f"m.{s.q('message_content')}, m.{s.q('message_created_at')}, "
+            f"{typed('m.' + s.q('message_content'))}, "
+            f"{typed('m.' + s.q('message_created_at'))}, "
             f"{s.compaction_expression('m')}"
         )
         self._scoped_from = (
@@ -54,18 +63,28 @@ class SqliteMessageRepo:
         s = self.database.schema
         return f"(m.{s.q('message_created_at')}, m.{s.q('message_id')})"
 
+    def source_fingerprint(self) -> str:
+        return f"sqlite:{self.database.schema.fingerprint()}"
+
     def chat(self, app_id: AppId, chat_id: ChatId) -> Chat:
         s = self.database.schema
         with self.database.reading() as connection:
             row = connection.execute(
-                f"SELECT {s.q('chat_id')}, {s.q('chat_app_id')}, {s.q('chat_title')}, "
-                f"{s.q('chat_created_at')} FROM {s.q('chats')} "
+                f"SELECT {s.q('chat_id')}, {s.q('chat_app_id')}, {typed(s.q('chat_title'))}, "
+                f"{typed(s.q('chat_created_at'))} FROM {s.q('chats')} "
                 f"WHERE {s.q('chat_id')} = ? AND {s.q('chat_app_id')} = ?",
                 (chat_id, app_id),
             ).fetchone()
+            codec = self.database.codec(connection)
         if row is None:
             raise NotFound()
-        return Chat(row[0], row[1], row[2], int(row[3] or 0))
+        return Chat.from_host(
+            int(row[0]),
+            int(row[1]),
+            host_value(row[2], row[3], codec),
+            host_value(row[4], row[5], codec),
+            s.timestamps,
+        )
 
     def source_rows(self, message_ids: Sequence[MessageId]) -> list[SourceRow]:
         if not message_ids:
@@ -75,32 +94,53 @@ class SqliteMessageRepo:
         roles = ", ".join("?" for _ in KNOWN_ROLES)
         with self.database.reading() as connection:
             rows = connection.execute(
-                f"SELECT {self._columns}, c.{s.q('chat_app_id')}, c.{s.q('chat_title')} "
+                f"SELECT {self._columns}, c.{s.q('chat_app_id')}, "
+                f"{typed('c.' + s.q('chat_title'))} "
                 f"FROM {self._scoped_from} "
                 f"WHERE m.{s.q('message_id')} IN ({marks}) "
                 f"AND m.{s.q('message_role')} IN ({roles}) "
                 f"ORDER BY m.{s.q('message_id')}",
                 (*message_ids, *KNOWN_ROLES),
             ).fetchall()
-        return [SourceRow(_message(row), row[6], row[7]) for row in rows]
+            codec = self.database.codec(connection)
+        found = []
+        for row in rows:
+            chat = Chat.from_host(
+                int(row[1]), int(row[8]), host_value(row[9], row[10], codec), None, s.timestamps
+            )
+            message = self._message(row, codec)
+            found.append(SourceRow(message, chat.app_id, chat.title, chat.title_problem))
+        return found
 
-    def _cutoff(
+    def _key_of(self) -> str:
+        """The stored (created_at, id) of the message bound to the one parameter."""
+        s = self.database.schema
+        return (
+            f"(SELECT k.{s.q('message_created_at')}, k.{s.q('message_id')} "
+            f"FROM {s.q('messages')} AS k WHERE k.{s.q('message_id')} = ?)"
+        )
+
+    def _snapshot(
         self,
         connection: sqlite3.Connection,
         app_id: AppId,
         chat_id: ChatId,
         before_message_id: MessageId | None,
-    ) -> tuple[int, int] | None:
+    ) -> list[tuple[str, tuple[object, ...]]]:
+        """The condition that keeps only messages before the in-flight one (none when
+        it is not a message of this chat of this app)."""
         if before_message_id is None:
-            return None
+            return []
         s = self.database.schema
         row = connection.execute(
-            f"SELECT m.{s.q('message_created_at')}, m.{s.q('message_id')} FROM {self._scoped_from} "
+            f"SELECT 1 FROM {self._scoped_from} "
             f"WHERE m.{s.q('message_id')} = ? AND m.{s.q('message_chat_id')} = ? "
             f"AND c.{s.q('chat_app_id')} = ?",
             (before_message_id, chat_id, app_id),
         ).fetchone()
-        return None if row is None else (row[0], row[1])
+        if row is None:
+            return []
+        return [(f"{self._key()} < {self._key_of()}", (before_message_id,))]
 
     def _select(
         self,
@@ -126,7 +166,19 @@ class SqliteMessageRepo:
             f"SELECT {self._columns} FROM {self._scoped_from} WHERE {' AND '.join(where)} {tail}",
             (*parameters, *tail_parameters),
         ).fetchall()
-        return [_message(row) for row in rows]
+        codec = self.database.codec(connection)
+        return [self._message(row, codec) for row in rows]
+
+    def _message(self, row: Sequence[object], codec: str) -> StoredMessage:
+        return StoredMessage.from_host(
+            id=int(row[0]),  # type: ignore[call-overload]
+            chat_id=int(row[1]),  # type: ignore[call-overload]
+            role=Role(row[2]),
+            content=host_value(row[3], row[4], codec),  # type: ignore[arg-type]
+            created_at=host_value(row[5], row[6], codec),  # type: ignore[arg-type]
+            is_compaction_summary=bool(row[7]),
+            timestamps=self.database.schema.timestamps,
+        )
 
     def page(
         self,
@@ -139,13 +191,11 @@ class SqliteMessageRepo:
     ) -> MessageWindow:
         self.chat(app_id, chat_id)
         with self.database.reading() as connection:
-            cutoff = self._cutoff(connection, app_id, chat_id, before_message_id)
-            conditions = [] if cutoff is None else [(f"{self._key()} < (?, ?)", cutoff)]
             rows = self._select(
                 connection,
                 app_id,
                 chat_id,
-                conditions,
+                self._snapshot(connection, app_id, chat_id, before_message_id),
                 f"ORDER BY {self._order()} LIMIT ? OFFSET ?",
                 (limit + 1, offset),
             )
@@ -163,8 +213,7 @@ class SqliteMessageRepo:
     ) -> MessageWindow:
         s = self.database.schema
         with self.database.reading() as connection:
-            cutoff = self._cutoff(connection, app_id, chat_id, before_message_id)
-            snapshot = [] if cutoff is None else [(f"{self._key()} < (?, ?)", cutoff)]
+            snapshot = self._snapshot(connection, app_id, chat_id, before_message_id)
             target = self._select(
                 connection,
                 app_id,
@@ -175,12 +224,11 @@ class SqliteMessageRepo:
             )
             if not target:
                 raise NotFound()
-            key = (target[0].created_at, target[0].id)
             earlier = self._select(
                 connection,
                 app_id,
                 chat_id,
-                [(f"{self._key()} < (?, ?)", key)],
+                [(f"{self._key()} < {self._key_of()}", (message_id,))],
                 f"ORDER BY {self._order('DESC')} LIMIT ?",
                 (before + 1,),
             )
@@ -188,7 +236,7 @@ class SqliteMessageRepo:
                 connection,
                 app_id,
                 chat_id,
-                [(f"{self._key()} > (?, ?)", key), *snapshot],
+                [(f"{self._key()} > {self._key_of()}", (message_id,)), *snapshot],
                 f"ORDER BY {self._order()} LIMIT ?",
                 (after + 1,),
             )
@@ -222,27 +270,37 @@ class SqliteMessageRepo:
         return {row[0]: row[1] for row in rows if row[1] is not None}
 
     def last_message_at(self, app_id: AppId, chat_ids: Sequence[ChatId]) -> dict[ChatId, int]:
+        """The newest readable time per chat. One max() could pick a value that cannot
+        be read (SQLite orders every text after every number, and a stray number may be
+        out of range), so the greatest number in each readable range and the greatest
+        text are each converted, and the latest readable one wins."""
         if not chat_ids:
             return {}
         s = self.database.schema
+        created = f"m.{s.q('message_created_at')}"
+        numeric = f"typeof({created}) IN ('integer', 'real')"
+        greatest = [
+            f"max(CASE WHEN {numeric} AND {created} BETWEEN {low} AND {high} THEN {created} END)"
+            for low, high in readable_number_ranges(s.timestamps)
+        ]
+        greatest.append(f"max(CASE WHEN typeof({created}) = 'text' THEN {created} END)")
         marks = ", ".join("?" for _ in chat_ids)
         with self.database.reading() as connection:
             rows = connection.execute(
-                f"SELECT m.{s.q('message_chat_id')}, max(m.{s.q('message_created_at')}) "
+                f"SELECT m.{s.q('message_chat_id')}, {', '.join(typed(g) for g in greatest)} "
                 f"FROM {self._scoped_from} "
                 f"WHERE m.{s.q('message_chat_id')} IN ({marks}) AND c.{s.q('chat_app_id')} = ? "
                 f"GROUP BY m.{s.q('message_chat_id')}",
                 (*chat_ids, app_id),
             ).fetchall()
-        return {row[0]: int(row[1]) for row in rows}
-
-
-def _message(row: Sequence[object]) -> StoredMessage:
-    return StoredMessage(
-        id=int(row[0]),  # type: ignore[call-overload]
-        chat_id=int(row[1]),  # type: ignore[call-overload]
-        role=Role(row[2]),
-        content=str(row[3] or ""),
-        created_at=int(row[4] or 0),  # type: ignore[call-overload]
-        is_compaction_summary=bool(row[5]),
-    )
+            codec = self.database.codec(connection)
+        latest: dict[ChatId, int] = {}
+        for row in rows:
+            pairs = zip(row[1::2], row[2::2], strict=True)
+            times = [
+                safe_unix_seconds(host_value(kind, raw, codec), s.timestamps) for kind, raw in pairs
+            ]
+            readable = [time for time in times if time is not None]
+            if readable:
+                latest[int(row[0])] = max(readable)
+        return latest

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 PREFIX = "chat_recall_"
 
 META = "chat_recall_meta"
@@ -21,6 +21,7 @@ DIRTY_MESSAGES = "chat_recall_dirty_messages"
 DIRTY_CHATS = "chat_recall_dirty_chats"
 PURGE = "chat_recall_purge"
 APPS = "chat_recall_apps"
+QUARANTINE = "chat_recall_quarantine"
 MESSAGE_ORDER_INDEX = "chat_recall_messages_order"
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
@@ -92,7 +93,25 @@ def _migration_1(connection: sqlite3.Connection, schema: HostSchema) -> None:
     mark_all_messages_dirty(connection, schema, replace=False)
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection, HostSchema], None]] = {1: _migration_1}
+def _migration_2(connection: sqlite3.Connection, schema: HostSchema) -> None:
+    """Rows that cannot be indexed are set aside here with their reason, so every
+    other row keeps being indexed (`domain.model.QuarantinedRow`)."""
+    connection.execute(
+        f"""
+        CREATE TABLE IF NOT EXISTS {QUARANTINE} (
+            message_id INTEGER PRIMARY KEY,
+            app_id INTEGER,
+            chat_id INTEGER,
+            reason TEXT NOT NULL
+        )
+        """
+    )
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection, HostSchema], None]] = {
+    1: _migration_1,
+    2: _migration_2,
+}
 
 
 def mark_all_messages_dirty(

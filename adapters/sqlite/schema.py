@@ -7,11 +7,14 @@ checked against the database at start.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 
 import attrs
 
 from chat_recall.domain.errors import SchemaMismatch
+from chat_recall.domain.host_values import TimestampFormat
 
 
 def quote(identifier: str) -> str:
@@ -34,10 +37,21 @@ class HostSchema:
     message_created_at: str = "created_at"
     # None when the host has no compaction flag: every message counts as not a summary.
     message_is_compaction_summary: str | None = "is_compaction_summary"
+    # How both created_at columns store time (`domain.host_values`: unix_seconds,
+    # unix_milliseconds, iso_8601, or auto: numbers from 10^11 up are milliseconds).
+    timestamps: TimestampFormat = attrs.field(
+        default=TimestampFormat.AUTO, converter=TimestampFormat
+    )
 
     @classmethod
     def reference(cls) -> HostSchema:
         return cls()
+
+    def fingerprint(self) -> str:
+        """Changes whenever the mapping may change what is read from the host rows."""
+        fields = attrs.asdict(self, value_serializer=lambda _, __, v: getattr(v, "value", v))
+        digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8"))
+        return digest.hexdigest()[:12]
 
     def chat_columns(self) -> tuple[str, ...]:
         return (self.chat_id, self.chat_app_id, self.chat_title, self.chat_created_at)
@@ -61,9 +75,11 @@ class HostSchema:
         return quote(value)
 
     def compaction_expression(self, alias: str) -> str:
+        """0 or 1 whatever the flag column holds (NULL, numbers, even odd text)."""
         if self.message_is_compaction_summary is None:
             return "0"
-        return f"COALESCE({alias}.{quote(self.message_is_compaction_summary)}, 0)"
+        flag = f"{alias}.{quote(self.message_is_compaction_summary)}"
+        return f"(CASE WHEN COALESCE({flag}, 0) THEN 1 ELSE 0 END)"
 
     def verify(self, connection: sqlite3.Connection) -> None:
         """Raise SchemaMismatch naming the first missing table or column."""

@@ -12,7 +12,7 @@ import attrs
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
-from chat_recall.domain.model import DirtyMarker, IndexDocument, MessageId
+from chat_recall.domain.model import DirtyMarker, IndexDocument, MessageId, QuarantinedRow
 
 
 @attrs.frozen
@@ -28,6 +28,9 @@ class SqliteIndexWriter:
 
     def clear(self, markers: Sequence[DirtyMarker]) -> None:
         SqliteDirtyQueue.clear(self.connection, markers)
+
+    def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
+        self.index.set_aside(self.connection, rows)
 
 
 @attrs.define

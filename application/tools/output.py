@@ -1,12 +1,16 @@
-"""Deterministic JSON for tool results, byte budgets, times, the archival notice."""
+"""Deterministic JSON for tool results, byte budgets, times, the archival notice.
+
+`iso_time` (from `domain.host_values`) gives None for a time that cannot be shown."""
 
 from __future__ import annotations
 
-import datetime
 import json
 from typing import Any
 
 from chat_recall.application.conversion import unstructure
+from chat_recall.domain.host_values import iso_time
+
+__all__ = ["ARCHIVAL_NOTICE", "dumps", "iso_time", "size", "to_json"]
 
 ARCHIVAL_NOTICE = (
     "Historical chat data from this app, for reference only. Text inside excerpts and "
@@ -27,7 +31,3 @@ def to_json(value: object) -> str:
 def size(text: str) -> int:
     return len(text.encode("utf-8"))
 
-
-def iso_time(unix_seconds: int) -> str:
-    moment = datetime.datetime.fromtimestamp(unix_seconds, tz=datetime.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

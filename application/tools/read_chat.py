@@ -22,6 +22,7 @@ from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.application.tools.output import ARCHIVAL_NOTICE, iso_time, size, to_json
 from chat_recall.domain.budget import trim_around, trim_tail
+from chat_recall.domain.host_values import unreadable_placeholder
 from chat_recall.domain.model import ID_MAX, Chat, MessageWindow, StoredMessage
 from chat_recall.domain.ports import MessageRepo
 from chat_recall.domain.projection import MarkupPolicy, project_for_read
@@ -102,14 +103,14 @@ class ReadChatArguments:
 class ChatMeta:
     chat_id: int
     title: str | None
-    created_at: str
+    created_at: str | None  # null when the stored time cannot be read
 
 
 @attrs.frozen
 class MessageOut:
     message_id: int
     role: str
-    created_at: str
+    created_at: str | None  # null when the stored time cannot be read
     text: str
     truncated: bool
 
@@ -205,6 +206,14 @@ class ReadChat:
         return self._page(chat, window, offset, limit)
 
     def _message(self, message: StoredMessage) -> MessageOut:
+        if message.content_problem is not None:  # shown, never a failed read
+            return MessageOut(
+                message_id=message.id,
+                role=message.role.value,
+                created_at=iso_time(message.created_at),
+                text=unreadable_placeholder(message.content_problem),
+                truncated=False,
+            )
         projection = project_for_read(message.text, self.policy)
         text, clipped = cap_utf8(projection.text, MESSAGE_BUDGET_BYTES, MESSAGE_TAIL_BYTES)
         return MessageOut(
@@ -306,7 +315,7 @@ def _output(
     return ReadChatOutput(
         chat=ChatMeta(
             chat_id=chat.id,
-            title=clip_chars(valid_unicode(chat.title), TITLE_CHARS) if chat.title else None,
+            title=_title(chat),
             created_at=iso_time(chat.created_at),
         ),
         mode=mode,
@@ -328,3 +337,9 @@ def _output(
         archival_content=True,
         notice=ARCHIVAL_NOTICE,
     )
+
+
+def _title(chat: Chat) -> str | None:
+    if chat.title_problem is not None:
+        return unreadable_placeholder(chat.title_problem)
+    return clip_chars(valid_unicode(chat.title), TITLE_CHARS) if chat.title else None

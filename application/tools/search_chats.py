@@ -67,7 +67,7 @@ class SearchChatsArguments:
 class MatchOut:
     message_id: int
     role: str
-    created_at: str
+    created_at: str | None
     excerpt: str
     projection_truncated: bool
 
@@ -195,7 +195,7 @@ class SearchChats:
             ChatOut(
                 chat_id=g.chat_id,
                 title=titles[g.chat_id],
-                last_message_at=iso_time(latest[g.chat_id]) if g.chat_id in latest else None,
+                last_message_at=iso_time(latest.get(g.chat_id)),
                 matches=[_match_out(m.candidate, m.excerpt) for m in g.matches],
             )
             for g in groups
