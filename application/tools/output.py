@@ -30,4 +30,3 @@ def to_json(value: object) -> str:
 
 def size(text: str) -> int:
     return len(text.encode("utf-8"))
-

@@ -68,9 +68,52 @@ class TagRule:
         """Every attribute this rule may ever show."""
         return frozenset((*self.subject, *self.detail, *self.read_fields))
 
+    @property
+    def shows_attributes(self) -> bool:
+        """Whether any attribute can appear in a projection (else none is parsed)."""
+        return bool(self.subject or self.detail or self.read_fields)
+
 
 def _freeze_rules(rules: Mapping[str, TagRule]) -> Mapping[str, TagRule]:
     return types.MappingProxyType(dict(sorted(rules.items())))
+
+
+# What the scanner takes for a tag name (a tag is `<name` or `</name`).
+TAG_NAME = r"[A-Za-z][\w-]*"
+_INLINE_FLAGS = (
+    (re.ASCII, "a"),
+    (re.IGNORECASE, "i"),
+    (re.MULTILINE, "m"),
+    (re.DOTALL, "s"),
+    (re.VERBOSE, "x"),
+)
+
+
+# Constructs whose meaning changes when the tag pattern is matched inside a text rather
+# than against a name on its own (anchors, boundaries, lookarounds).
+_CONTEXT_SENSITIVE = ("^", "$", "\\A", "\\Z", "\\b", "\\B", "(?<", "(?=", "(?!")
+
+
+def _tag_start(policy: MarkupPolicy) -> re.Pattern[str]:
+    """One expression that finds the next `<name` / `</name` whose name the policy may
+    recognise, so the scanner skips every other `<` without leaving C. Group 1 is the
+    `/` of a closing tag, group 2 the whole name. It never misses a recognised name; the
+    scanner still asks `recognises`, so an over-approximation costs only time. A tag
+    pattern that cannot be embedded as it is (groups of its own, anchors, lookarounds,
+    global flags) gets the plain form, which stops at every `<` + letter."""
+    generic = re.compile(f"<(/?)({TAG_NAME})")
+    pattern = policy.tag_pattern
+    if pattern.groups or any(token in pattern.pattern for token in _CONTEXT_SENSITIVE):
+        return generic
+    flags = "".join(letter for flag, letter in _INLINE_FLAGS if pattern.flags & flag)
+    names = [f"(?{flags}:{pattern.pattern})" if flags else pattern.pattern]
+    # Registered names the pattern already covers need no alternative of their own.
+    names += [re.escape(name) for name in sorted(policy.rules) if not pattern.fullmatch(name)]
+    alternatives = "|".join(f"(?:{name})" for name in names)
+    try:
+        return re.compile(f"<(/?)(?=(?:{alternatives})(?![\\w-]))({TAG_NAME})")
+    except re.error:
+        return generic
 
 
 @attrs.frozen
@@ -87,6 +130,9 @@ class MarkupPolicy:
     tag_pattern: re.Pattern[str]
     unknown_rule: TagRule
     max_keep_depth: int = 4
+    tag_start: re.Pattern[str] = attrs.field(
+        init=False, eq=False, repr=False, default=attrs.Factory(_tag_start, takes_self=True)
+    )
 
     @classmethod
     def from_rules(
@@ -118,6 +164,13 @@ class MarkupPolicy:
 
     def rule_for(self, name: str) -> TagRule:
         return self.rules.get(name, self.unknown_rule)
+
+    def recognised_rule(self, name: str) -> TagRule | None:
+        """`rule_for(name)` when the policy recognises the name, else None (prose)."""
+        rule = self.rules.get(name)
+        if rule is None and self.tag_pattern.fullmatch(name) is not None:
+            return self.unknown_rule
+        return rule
 
     def fingerprint(self) -> str:
         """A digest of the whole table; a derived index built under another

@@ -15,8 +15,13 @@ streaming-message parser.
   policy too; that is bounded by the policy's `max_keep_depth`.
 - A stray closing tag of a recognised name is removed.
 
-Every search moves forward, so the whole scan is linear in the message length (times
-the bounded keep depth).
+Speed: the scanner never walks text character by character in Python. One compiled
+regular expression (`MarkupPolicy.tag_start`) jumps from tag to tag over prose,
+including `<` that start no recognised tag (`a < b`, `<div>` in prose); a body is
+skipped with one `str.find` of its closing tag and is never copied unless a renderer
+asks for it (`Block.body`); attributes are parsed only for rules that show some. Every
+search moves forward, so the whole scan is linear in the message length (times the
+bounded keep depth).
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ import attrs
 
 from chat_recall.domain.projection.policy import BodyRule, MarkupPolicy, TagClass, TagRule
 
-_NAME = re.compile(r"[A-Za-z][\w-]*")
+# An opening tag's rest, up to the first `>` outside double quotes; no match when the
+# text ends first (inside the tag or inside an unterminated value).
+_OPENING = re.compile(r'[^">]*(?:"[^"]*"[^">]*)*>')
 _ATTRIBUTE = re.compile(r'([A-Za-z_][\w.:-]*)\s*=\s*"([^"]*)"')
 _ENTITY = re.compile(r"&(quot|lt|gt|amp|apos);")
 _ENTITIES = {"quot": '"', "lt": "<", "gt": ">", "amp": "&", "apos": "'"}
@@ -35,6 +42,8 @@ _ENTITIES = {"quot": '"', "lt": "<", "gt": ">", "amp": "&", "apos": "'"}
 
 def unescape_attribute(value: str) -> str:
     """Undo the XML escaping of an attribute value, in one pass."""
+    if "&" not in value:
+        return value
     return _ENTITY.sub(lambda match: _ENTITIES[match.group(1)], value)
 
 
@@ -54,14 +63,21 @@ class Prose:
 @attrs.frozen
 class Block:
     """One tag occurrence. `children` holds the scanned body of a keep block whose
-    body is prose; other blocks carry the raw `body`."""
+    body is prose; `body` is the raw body, cut from the source only when asked for.
+    `attributes` holds the parsed opening tag when the rule shows any attribute."""
 
     name: str
     rule: TagRule
     attributes: tuple[tuple[str, str], ...]
-    body: str
+    source: str = attrs.field(repr=False)
+    body_start: int
+    body_end: int
     closed: bool
     children: tuple[Prose | Block, ...] | None = None
+
+    @property
+    def body(self) -> str:
+        return self.source[self.body_start : self.body_end]
 
     def attribute(self, name: str) -> str | None:
         for key, value in self.attributes:
@@ -75,91 +91,66 @@ Segment = Prose | Block
 
 def scan(text: str, policy: MarkupPolicy) -> tuple[Segment, ...]:
     """Split assistant content into prose and tag blocks."""
-    return _Scanner(text, policy).scan(0, len(text), depth=0)
+    return _scan(text, policy, 0, len(text), 0)
 
 
-@attrs.define
-class _Scanner:
-    text: str
-    policy: MarkupPolicy
-
-    def scan(self, start: int, end: int, depth: int) -> tuple[Segment, ...]:
-        text = self.text
-        segments: list[Segment] = []
-        prose_start = pos = start
-        while (lt := text.find("<", pos, end)) >= 0:
-            if text.startswith("/", lt + 1):
-                skip_to = self._stray_close_end(lt, end)
-                if skip_to is None:
-                    pos = lt + 1
-                    continue
-                self._flush(segments, prose_start, lt)
-                prose_start = pos = skip_to
-                continue
-            name_match = _NAME.match(text, lt + 1, end)
-            if name_match is None or not self.policy.recognises(name_match.group()):
+def _scan(text: str, policy: MarkupPolicy, start: int, end: int, depth: int) -> tuple[Segment, ...]:
+    segments: list[Segment] = []
+    prose_start = pos = start
+    tag_start = policy.tag_start
+    while (found := tag_start.search(text, pos, end)) is not None:
+        lt = found.start()
+        name = found.group(2)
+        rule = policy.recognised_rule(name)
+        if rule is None:
+            pos = lt + 1  # the pattern may over-approximate; the policy decides
+            continue
+        name_end = found.end()
+        if found.group(1):  # `</name`: a stray closer is removed, anything else is prose
+            if name_end < end and text[name_end] == ">":
+                if lt > prose_start:
+                    segments.append(Prose(text[prose_start:lt]))
+                prose_start = pos = name_end + 1
+            else:
                 pos = lt + 1
-                continue
-            self._flush(segments, prose_start, lt)
-            name = name_match.group()
-            opening_end = self._opening_end(name_match.end(), end)
-            if opening_end < 0:
-                # Cut off inside an opening tag: nothing after "<" may leak.
-                return tuple(segments)
-            block, pos = self._block(name, name_match.end(), opening_end, end, depth)
-            segments.append(block)
-            prose_start = pos
-        self._flush(segments, prose_start, end)
-        return tuple(segments)
+            continue
+        if lt > prose_start:
+            segments.append(Prose(text[prose_start:lt]))
+        opening = _OPENING.match(text, name_end, end)
+        if opening is None:
+            # Cut off inside an opening tag: nothing after "<" may leak.
+            return tuple(segments)
+        block, pos = _block(text, policy, name, rule, name_end, opening.end() - 1, end, depth)
+        segments.append(block)
+        prose_start = pos
+    if end > prose_start:
+        segments.append(Prose(text[prose_start:end]))
+    return tuple(segments)
 
-    def _flush(self, segments: list[Segment], start: int, end: int) -> None:
-        if end > start:
-            segments.append(Prose(self.text[start:end]))
 
-    def _opening_end(self, start: int, end: int) -> int:
-        """The `>` that ends an opening tag: the first one outside double quotes, or -1
-        when the text ends first (inside the tag or inside an unterminated value)."""
-        text = self.text
-        pos = start
-        gt = text.find(">", pos, end)
-        while gt >= 0:
-            quote = text.find('"', pos, gt)
-            if quote < 0:
-                return gt
-            quote_end = text.find('"', quote + 1, end)
-            if quote_end < 0:
-                return -1
-            pos = quote_end + 1
-            if gt < pos:
-                gt = text.find(">", pos, end)
-        return -1
-
-    def _stray_close_end(self, lt: int, end: int) -> int | None:
-        name_match = _NAME.match(self.text, lt + 2, end)
-        if name_match is None or not self.policy.recognises(name_match.group()):
-            return None
-        if not self.text.startswith(">", name_match.end()) or name_match.end() >= end:
-            return None
-        return name_match.end() + 1
-
-    def _block(
-        self, name: str, attributes_start: int, opening_end: int, end: int, depth: int
-    ) -> tuple[Block, int]:
-        text = self.text
-        opening = text[attributes_start:opening_end]
-        attributes = parse_attributes(opening)
-        rule = self.policy.rule_for(name)
-        if rule.tag_class is TagClass.KEEP and depth >= self.policy.max_keep_depth:
-            rule = self.policy.unknown_rule
-        body_start = opening_end + 1
-        if opening.rstrip().endswith("/"):
-            return Block(name, rule, attributes, "", closed=True, children=()), body_start
-        closing = f"</{name}>"
-        close_at = text.find(closing, body_start, end)
-        closed = close_at >= 0
-        body_end = close_at if closed else end
-        after = close_at + len(closing) if closed else end
-        children = None
-        if rule.tag_class is TagClass.KEEP and rule.body is BodyRule.TEXT:
-            children = self.scan(body_start, body_end, depth + 1)
-        return Block(name, rule, attributes, text[body_start:body_end], closed, children), after
+def _block(
+    text: str,
+    policy: MarkupPolicy,
+    name: str,
+    rule: TagRule,
+    attributes_start: int,
+    opening_end: int,
+    end: int,
+    depth: int,
+) -> tuple[Block, int]:
+    if rule.tag_class is TagClass.KEEP and depth >= policy.max_keep_depth:
+        rule = policy.unknown_rule
+    opening = text[attributes_start:opening_end]
+    attributes = parse_attributes(opening) if rule.shows_attributes else ()
+    body_start = opening_end + 1
+    if opening.rstrip().endswith("/"):
+        return Block(name, rule, attributes, text, body_start, body_start, True, ()), body_start
+    closing = f"</{name}>"
+    close_at = text.find(closing, body_start, end)
+    closed = close_at >= 0
+    body_end = close_at if closed else end
+    after = close_at + len(closing) if closed else end
+    children = None
+    if rule.tag_class is TagClass.KEEP and rule.body is BodyRule.TEXT:
+        children = _scan(text, policy, body_start, body_end, depth + 1)
+    return Block(name, rule, attributes, text, body_start, body_end, closed, children), after

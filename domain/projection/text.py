@@ -13,6 +13,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def valid_unicode(text: str) -> str:
     """Lone surrogates (which no UTF-8 output can carry) become U+FFFD."""
+    if text.isascii():  # O(1) in CPython: ASCII text holds no surrogate
+        return text
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 
@@ -47,6 +49,8 @@ def _utf8_tail(data: bytes, size: int) -> str:
 def cap_utf8(text: str, max_bytes: int, tail_bytes: int) -> tuple[str, bool]:
     """Bound `text` to `max_bytes` of UTF-8, keeping a head and a `tail_bytes` tail
     around a visible marker. Cuts never split a character. Returns (text, truncated)."""
+    if len(text) <= max_bytes // 4 or (len(text) <= max_bytes and text.isascii()):
+        return text, False  # short enough whatever its encoding: no need to encode it
     data = text.encode("utf-8")
     if len(data) <= max_bytes:
         return text, False

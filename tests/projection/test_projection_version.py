@@ -18,7 +18,7 @@ from chat_recall.domain.projection import (
 )
 
 PINNED_DIGESTS = {
-    1: "809404fa49b3b41b41942753ce971ff225b4f1b27d3f91bcb872a8e2773b453b",
+    1: "65f39b26f0f9a67168b2e1b7332a7b100ef821d9b78d751ce590f03d388bb0b1",
 }
 
 
@@ -34,6 +34,30 @@ def fixture_messages() -> list[MessageText]:
         MessageText.assistant('Cut <dyad-write path="src/a.ts'),
         MessageText.assistant("<think>hidden</think><thinking>also hidden</thinking>"),
         MessageText.assistant("x" * 40_000 + " end"),
+        # Scanner edge cases: angle brackets that start no tag, stray and cut closers,
+        # self-closing tags, `>` inside quoted values, an unterminated value, deep keep
+        # nesting, unknown names of the host's markup, controls and a lone surrogate.
+        MessageText.assistant(
+            "if a < b && c<d { return <div className='x'><Button/></div>; } </span> <thin>"
+            ' stray </dyad-write> and </dyad-write cut <dyad-delete path="a.ts" /> '
+            '<dyad-enable-nitro/> <dyad-write path="a>b.ts" description="x > y">body'
+            '</dyad-write> <dyad-future-x title="T" path="p" other="o">secret</dyad-future-x>'
+            " <Think>hidden</Think> ctrl\x01\x7f and \ud800 lone"
+        ),
+        MessageText.assistant(
+            "".join(f'<dyad-status title="level {n}">s{n} ' for n in range(7))
+            + "deep"
+            + "".join(f" e{n}</dyad-status>" for n in range(7))
+        ),
+        MessageText.assistant('Before <dyad-write path="a.ts>body never closed'),
+        MessageText.assistant('Open keep <dyad-status title="Build">still running <think>x'),
+        MessageText.user("ctrl\x01 <think>user text is kept</think> \ud800"),
+        MessageText.assistant(
+            "".join(
+                f'prose {n} <think>t</think><dyad-read path="f{n}.ts"></dyad-read>\n'
+                for n in range(3000)
+            )
+        ),
     ]
     attributes = (
         'path="src/p.ts" description="d &amp; e" title="T" summary="S" notes="N" '
