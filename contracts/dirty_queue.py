@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from chat_recall.contracts.fixtures import USER, HarnessLifecycle, seed_chat
+from chat_recall.contracts.fixtures import (
+    APP,
+    OTHER_APP,
+    USER,
+    HarnessLifecycle,
+    seed_chat,
+)
 from chat_recall.contracts.harness import StorageHarness
 
 
@@ -11,7 +17,7 @@ class DirtyQueueContract(HarnessLifecycle):
         self, harness: StorageHarness
     ) -> None:
         recall = harness.recall()
-        _chat_id, (message_id,) = seed_chat(recall.host, 1, "c", [(USER, "draft")])
+        _chat_id, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "draft")])
         first = {m.id: m.seq for m in recall.dirty.pending_messages(100)}
         assert message_id in first
         recall.host.update_message(message_id, "final")
@@ -21,7 +27,7 @@ class DirtyQueueContract(HarnessLifecycle):
 
     def test_delete_clears_the_marker(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        _, (message_id,) = seed_chat(recall.host, 1, "c", [(USER, "x")])
+        _, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "x")])
         recall.host.delete_message(message_id)
         assert message_id not in {m.id for m in recall.dirty.pending_messages(100)}
 
@@ -29,7 +35,7 @@ class DirtyQueueContract(HarnessLifecycle):
         self, harness: StorageHarness
     ) -> None:
         recall = harness.recall()
-        chat_id, ids = seed_chat(recall.host, 1, "old", [(USER, "a"), (USER, "b")])
+        chat_id, ids = seed_chat(recall.host, APP, "old", [(USER, "a"), (USER, "b")])
         recall.indexer.run_until_idle()
         assert recall.dirty.backlog().is_empty
         recall.host.rename_chat(chat_id, "new")
@@ -41,7 +47,7 @@ class DirtyQueueContract(HarnessLifecycle):
 
     def test_a_stale_chat_marker_is_not_cleared(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        chat_id, _ = seed_chat(recall.host, 1, "old", [(USER, "a")])
+        chat_id, _ = seed_chat(recall.host, APP, "old", [(USER, "a")])
         (stale,) = recall.dirty.pending_chats(10)
         recall.host.rename_chat(chat_id, "newer")
         recall.dirty.expand_chat(stale)
@@ -52,19 +58,19 @@ class DirtyQueueContract(HarnessLifecycle):
     ) -> None:
         recall = harness.recall()
         recall.indexer.run_until_idle()
-        current, _ = seed_chat(recall.host, 1, "current", [(USER, "a")])
-        seed_chat(recall.host, 2, "other app", [(USER, "b")])
+        current, _ = seed_chat(recall.host, APP, "current", [(USER, "a")])
+        seed_chat(recall.host, OTHER_APP, "other app", [(USER, "b")])
         recall.dirty.expand_chat(recall.dirty.pending_chats(10)[0])
         for marker in recall.dirty.pending_chats(10):
             recall.dirty.expand_chat(marker)
-        assert recall.dirty.pending_in_app(1, current) == 0
-        assert recall.dirty.pending_in_app(1, None) == 1
-        assert recall.dirty.pending_in_app(2, current) == 1
+        assert recall.dirty.pending_in_app(APP, current) == 0
+        assert recall.dirty.pending_in_app(APP, None) == 1
+        assert recall.dirty.pending_in_app(OTHER_APP, current) == 1
 
     def test_mark_all_messages_marks_every_message(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        _, ids_a = seed_chat(recall.host, 1, "a", [(USER, "x"), (USER, "y")])
-        _, ids_b = seed_chat(recall.host, 2, "b", [(USER, "z")])
+        _, ids_a = seed_chat(recall.host, APP, "a", [(USER, "x"), (USER, "y")])
+        _, ids_b = seed_chat(recall.host, OTHER_APP, "b", [(USER, "z")])
         recall.indexer.run_until_idle()
         assert recall.dirty.mark_all_messages() == 3
         assert {m.id for m in recall.dirty.pending_messages(10)} == {*ids_a, *ids_b}

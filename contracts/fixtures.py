@@ -8,9 +8,13 @@ import pytest
 
 from chat_recall.contracts.harness import StorageHarness
 from chat_recall.domain.messages import Role
+from chat_recall.domain.model import AppId, ChatId, MessageId
 from chat_recall.domain.ports import HostWriter
 
 USER, ASSISTANT = Role.USER, Role.ASSISTANT
+APP, OTHER_APP, EMPTY_APP = AppId(1), AppId(2), AppId(3)
+MISSING_CHAT = ChatId(987_654)
+MISSING_MESSAGE = MessageId(987_654)
 
 
 class HarnessLifecycle:
@@ -23,8 +27,8 @@ class HarnessLifecycle:
 
 
 def seed_chat(
-    host: HostWriter, app_id: int, title: str, texts: list[tuple[Role, str]], start: int = 1000
-) -> tuple[int, list[int]]:
+    host: HostWriter, app_id: AppId, title: str, texts: list[tuple[Role, str]], start: int = 1000
+) -> tuple[ChatId, list[MessageId]]:
     """A chat with messages one second apart; returns (chat id, message ids)."""
     chat_id = host.create_chat(app_id, title, start)
     ids = [

@@ -5,24 +5,33 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from chat_recall.contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
+from chat_recall.contracts.fixtures import (
+    APP,
+    ASSISTANT,
+    EMPTY_APP,
+    MISSING_MESSAGE,
+    OTHER_APP,
+    USER,
+    HarnessLifecycle,
+    seed_chat,
+)
 from chat_recall.contracts.harness import StorageHarness
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
-from chat_recall.domain.model import IndexDocument, IndexStats
+from chat_recall.domain.model import AppId, ChatId, IndexDocument, IndexStats, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 
 
 def search_ids(
-    harness: StorageHarness, *words: str, app_id: int = 1, **kwargs: object
-) -> list[int]:
+    harness: StorageHarness, *words: str, app_id: AppId = APP, **kwargs: object
+) -> list[MessageId]:
     query = ScopedQuery(MatchQuery.of_words(*words), app_id, **kwargs)  # type: ignore[arg-type]
     return [candidate.message_id for candidate in harness.recall().index.search(query)]
 
 
 def reference_fts5_scores(
-    documents: list[tuple[int, str, str, int]], phrases: tuple[tuple[str, ...], ...]
-) -> dict[int, float]:
+    documents: list[tuple[MessageId, str, str, ChatId]], phrases: tuple[tuple[str, ...], ...]
+) -> dict[MessageId, float]:
     """bm25 from a real SQLite FTS5 table with the shared layout (title, body, chat_ref)."""
     connection = sqlite3.connect(":memory:")
     connection.execute(
@@ -45,24 +54,24 @@ def reference_fts5_scores(
 class IndexStoreContract(HarnessLifecycle):
     def test_search_is_scoped_to_one_app(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        _, (mine,) = seed_chat(recall.host, 1, "Auth", [(USER, "we picked argon2 hashing")])
-        seed_chat(recall.host, 2, "Auth", [(USER, "we picked argon2 hashing")])
+        _, (mine,) = seed_chat(recall.host, APP, "Auth", [(USER, "we picked argon2 hashing")])
+        seed_chat(recall.host, OTHER_APP, "Auth", [(USER, "we picked argon2 hashing")])
         recall.indexer.run_until_idle()
-        assert search_ids(harness, "argon2", app_id=1) == [mine]
-        assert len(search_ids(harness, "argon2", app_id=2)) == 1
-        assert search_ids(harness, "argon2", app_id=3) == []
+        assert search_ids(harness, "argon2", app_id=APP) == [mine]
+        assert len(search_ids(harness, "argon2", app_id=OTHER_APP)) == 1
+        assert search_ids(harness, "argon2", app_id=EMPTY_APP) == []
 
     def test_titles_are_searchable_and_weigh_more(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        _, (in_title,) = seed_chat(recall.host, 1, "Payments", [(USER, "hello there")])
-        _, (in_body,) = seed_chat(recall.host, 1, "Misc", [(USER, "payments later maybe")])
+        _, (in_title,) = seed_chat(recall.host, APP, "Payments", [(USER, "hello there")])
+        _, (in_body,) = seed_chat(recall.host, APP, "Misc", [(USER, "payments later maybe")])
         recall.indexer.run_until_idle()
         assert search_ids(harness, "payments") == [in_title, in_body]
 
     def test_the_current_chat_is_excluded_inside_the_window(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        current, _ = seed_chat(recall.host, 1, "noise", [(USER, "deploy deploy deploy")] * 5)
-        _, (other,) = seed_chat(recall.host, 1, "old", [(USER, "we deploy with fly")])
+        current, _ = seed_chat(recall.host, APP, "noise", [(USER, "deploy deploy deploy")] * 5)
+        _, (other,) = seed_chat(recall.host, APP, "old", [(USER, "we deploy with fly")])
         recall.indexer.run_until_idle()
         assert search_ids(harness, "deploy", exclude_chat_id=current, window=2) == [other]
 
@@ -70,9 +79,9 @@ class IndexStoreContract(HarnessLifecycle):
         self, harness: StorageHarness
     ) -> None:
         recall = harness.recall()
-        _, (old,) = seed_chat(recall.host, 1, "old", [(USER, "the zanzibar decision")], 10)
+        _, (old,) = seed_chat(recall.host, APP, "old", [(USER, "the zanzibar decision")], 10)
         for index in range(30):
-            seed_chat(recall.host, 1, f"new {index}", [(USER, "the decision again")], 5000)
+            seed_chat(recall.host, APP, f"new {index}", [(USER, "the decision again")], 5000)
         recall.indexer.run_until_idle()
         assert search_ids(harness, "zanzibar", "decision", window=5)[0] == old
 
@@ -80,37 +89,37 @@ class IndexStoreContract(HarnessLifecycle):
         self, harness: StorageHarness
     ) -> None:
         recall = harness.recall()
-        _, (a1, a2) = seed_chat(recall.host, 1, "a", [(USER, "kiwi"), (ASSISTANT, "kiwi")])
-        chat_b, (b1,) = seed_chat(recall.host, 1, "b", [(USER, "kiwi")])
+        _, (a1, a2) = seed_chat(recall.host, APP, "a", [(USER, "kiwi"), (ASSISTANT, "kiwi")])
+        chat_b, (b1,) = seed_chat(recall.host, APP, "b", [(USER, "kiwi")])
         recall.indexer.run_until_idle()
         recall.host.delete_message(a1)
         assert sorted(search_ids(harness, "kiwi")) == sorted([a2, b1])
         recall.host.delete_chat(chat_b)
         assert search_ids(harness, "kiwi") == [a2]
-        assert recall.index.stats(1).documents == 1
+        assert recall.index.stats(APP).documents == 1
         if harness.capabilities.deferred_reclaim:
-            assert recall.index.stats(1).unreclaimed == 2  # still weighing in until then
+            assert recall.index.stats(APP).unreclaimed == 2  # still weighing in until then
         while recall.index.maintain().more:
             pass
-        assert recall.index.stats(1) == IndexStats(documents=1, unreclaimed=0)
-        assert recall.index.document_ids(1) == [a2]
+        assert recall.index.stats(APP) == IndexStats(documents=1, unreclaimed=0)
+        assert recall.index.document_ids(APP) == [a2]
 
     def test_documents_hold_index_text_of_visible_documents_only(
         self, harness: StorageHarness
     ) -> None:
         recall = harness.recall()
-        _, (mine,) = seed_chat(recall.host, 1, "T", [(USER, "body text")])
-        _, (theirs,) = seed_chat(recall.host, 2, "U", [(USER, "other text")])
+        _, (mine,) = seed_chat(recall.host, APP, "T", [(USER, "body text")])
+        _, (theirs,) = seed_chat(recall.host, OTHER_APP, "U", [(USER, "other text")])
         recall.indexer.run_until_idle()
-        (document,) = recall.index.documents(1, [mine, theirs, 987_654])
+        (document,) = recall.index.documents(APP, [mine, theirs, MISSING_MESSAGE])
         assert (document.message_id, document.title, document.body) == (mine, "T", "body text")
 
     def test_orphan_documents_are_removed(self, harness: StorageHarness) -> None:
         recall = harness.recall()
         orphan = IndexDocument(
-            message_id=555_555,
-            chat_id=1,
-            app_id=1,
+            message_id=MessageId(555_555),
+            chat_id=ChatId(1),
+            app_id=APP,
             role=Role.USER,
             created_at=1,
             is_compaction_summary=False,
@@ -131,7 +140,7 @@ class IndexStoreContract(HarnessLifecycle):
 
     def test_ties_break_by_message_id(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        ids = [seed_chat(recall.host, 1, "same", [(USER, "tie word")])[1][0] for _ in range(4)]
+        ids = [seed_chat(recall.host, APP, "same", [(USER, "tie word")])[1][0] for _ in range(4)]
         recall.indexer.run_until_idle()
         assert search_ids(harness, "tie") == sorted(ids)
 
@@ -146,17 +155,17 @@ class IndexStoreContract(HarnessLifecycle):
         ]
         documents = []
         for title, body in texts:
-            chat_id, (message_id,) = seed_chat(recall.host, 1, title, [(USER, body)])
+            chat_id, (message_id,) = seed_chat(recall.host, APP, title, [(USER, body)])
             documents.append((message_id, chat_id))
         recall.indexer.run_until_idle()
-        stored = {d.message_id: d for d in recall.index.documents(1, [m for m, _ in documents])}
+        stored = {d.message_id: d for d in recall.index.documents(APP, [m for m, _ in documents])}
         reference_docs = [
             (mid, stored[mid].title, stored[mid].body, chat) for mid, chat in documents
         ]
         for words in (("sessions",), ("sessions", "jwt"), ("cafe", "login.ts"), ("認証",)):
             query = MatchQuery.of_words(*words)
             expected = reference_fts5_scores(reference_docs, query.phrases)
-            found = recall.index.search(ScopedQuery(query, 1))
+            found = recall.index.search(ScopedQuery(query, APP))
             assert {c.message_id for c in found} == set(expected)
             for candidate in found:
                 assert candidate.score > 0.0  # higher is better, positive for a match
@@ -168,12 +177,12 @@ class IndexStoreContract(HarnessLifecycle):
     def test_maintenance_changes_no_result(self, harness: StorageHarness) -> None:
         recall = harness.recall()
         for index in range(12):
-            seed_chat(recall.host, 1, f"c{index}", [(USER, f"merge words {index}")])
+            seed_chat(recall.host, APP, f"c{index}", [(USER, f"merge words {index}")])
             rows = recall.repo.source_rows([m.id for m in recall.dirty.pending_messages(100)])
             with recall.unit_of_work.transaction() as writer:
                 writer.put([d for row in rows if (d := build_document(row, recall.policy))])
-        before = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), 1))
+        before = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), APP))
         recall.index.maintain()
-        after = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), 1))
+        after = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), APP))
         assert after == before
         assert len(after) == 12

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from chat_recall.contracts.fixtures import ASSISTANT, USER, HarnessLifecycle, seed_chat
+from chat_recall.contracts.fixtures import (
+    APP,
+    ASSISTANT,
+    USER,
+    HarnessLifecycle,
+    seed_chat,
+)
 from chat_recall.contracts.harness import StorageHarness
 from chat_recall.domain.indexing import build_document
+from chat_recall.domain.model import AppId, MessageId
 from chat_recall.domain.projection import TagClass, TagRule
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 
 
-def found(harness: StorageHarness, word: str, app_id: int = 1) -> list[int]:
+def found(harness: StorageHarness, word: str, app_id: AppId = APP) -> list[MessageId]:
     query = ScopedQuery(MatchQuery.of_words(word), app_id)
     return [c.message_id for c in harness.recall().index.search(query)]
 
@@ -19,7 +26,7 @@ class IndexerContract(HarnessLifecycle):
         recall = harness.recall()
         _, ids = seed_chat(
             recall.host,
-            1,
+            APP,
             "Auth",
             [
                 (USER, "Sessions or JWT?"),
@@ -33,7 +40,7 @@ class IndexerContract(HarnessLifecycle):
             row.message.id: build_document(row, recall.policy)
             for row in recall.repo.source_rows(ids)
         }
-        indexed = {d.message_id: d for d in recall.index.documents(1, ids)}
+        indexed = {d.message_id: d for d in recall.index.documents(APP, ids)}
         assert set(indexed) == {mid for mid, doc in expected.items() if doc is not None}
         assert ids[2] not in indexed  # an empty projection is not indexed
         for message_id, document in indexed.items():
@@ -44,7 +51,7 @@ class IndexerContract(HarnessLifecycle):
 
     def test_updates_and_title_changes_are_reindexed(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        chat_id, (message_id,) = seed_chat(recall.host, 1, "Before", [(USER, "draft words")])
+        chat_id, (message_id,) = seed_chat(recall.host, APP, "Before", [(USER, "draft words")])
         recall.indexer.run_until_idle()
         recall.host.update_message(message_id, "final wording")
         recall.host.rename_chat(chat_id, "Renamed")
@@ -58,16 +65,16 @@ class IndexerContract(HarnessLifecycle):
         recall = harness.recall()
         ids = []
         for index in range(25):
-            ids += seed_chat(recall.host, 1, f"c{index}", [(USER, f"marker{index} common")])[1]
+            ids += seed_chat(recall.host, APP, f"c{index}", [(USER, f"marker{index} common")])[1]
         recall.indexer.run_batch()
         assert not recall.dirty.backlog().is_empty
         recall.indexer.run_until_idle()
-        assert recall.index.document_ids(1) == sorted(ids)
+        assert recall.index.document_ids(APP) == sorted(ids)
         assert found(harness, "marker24") == [ids[24]]
 
     def test_a_write_during_indexing_is_not_lost(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        _, (message_id,) = seed_chat(recall.host, 1, "c", [(USER, "first version")])
+        _, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "first version")])
         markers = recall.dirty.pending_messages(10)
         recall.host.update_message(message_id, "second version")
         # A batch that read the old marker must not clear the new one.
@@ -80,7 +87,7 @@ class IndexerContract(HarnessLifecycle):
     def test_a_policy_change_rebuilds_while_old_rows_answer(self, harness: StorageHarness) -> None:
         recall = harness.recall()
         sql = "<dyad-execute-sql>SELECT frobnicate</dyad-execute-sql> ok"
-        _, (message_id,) = seed_chat(recall.host, 1, "c", [(ASSISTANT, sql)])
+        _, (message_id,) = seed_chat(recall.host, APP, "c", [(ASSISTANT, sql)])
         recall.indexer.run_until_idle()
         assert found(harness, "frobnicate") == []
         recall.indexer.policy = recall.policy.with_rules(
@@ -96,19 +103,19 @@ class IndexerContract(HarnessLifecycle):
         self, harness: StorageHarness
     ) -> None:
         recall = harness.recall()
-        current, _ = seed_chat(recall.host, 1, "current", [(USER, "now")])
+        current, _ = seed_chat(recall.host, APP, "current", [(USER, "now")])
         recall.indexer.run_until_idle()
-        seed_chat(recall.host, 1, "other", [(USER, "pending words")])
-        assert recall.status(1).state == "indexing"
+        seed_chat(recall.host, APP, "other", [(USER, "pending words")])
+        assert recall.status(APP).state == "indexing"
         recall.indexer.run_until_idle()
-        assert recall.status(1).state == "ready"
+        assert recall.status(APP).state == "ready"
         recall.host.add_message(current, USER, "in the current chat", 5000)
-        assert recall.status(1, current).state == "ready"
-        assert recall.status(1).state == "indexing"
+        assert recall.status(APP, current).state == "ready"
+        assert recall.status(APP).state == "indexing"
 
     def test_the_background_worker_drains_and_stops(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        seed_chat(recall.host, 1, "c", [(USER, "background words")])
+        seed_chat(recall.host, APP, "c", [(USER, "background words")])
         recall.indexer.start()
         assert recall.indexer.wait_until_idle(timeout=30.0)
         assert found(harness, "background") != []
@@ -118,7 +125,7 @@ class IndexerContract(HarnessLifecycle):
 
     def test_a_restart_continues_from_the_stored_state(self, harness: StorageHarness) -> None:
         recall = harness.recall()
-        _, ids = seed_chat(recall.host, 1, "c", [(USER, f"restart{i}") for i in range(5)])
+        _, ids = seed_chat(recall.host, APP, "c", [(USER, f"restart{i}") for i in range(5)])
         recall.indexer.run_batch()
         if not harness.capabilities.durable:
             recall.indexer.run_until_idle()
@@ -126,5 +133,5 @@ class IndexerContract(HarnessLifecycle):
             return
         reopened = harness.reopen()
         reopened.indexer.run_until_idle()
-        query = ScopedQuery(MatchQuery.of_words("restart4"), 1)
+        query = ScopedQuery(MatchQuery.of_words("restart4"), APP)
         assert [c.message_id for c in reopened.index.search(query)] == [ids[4]]

@@ -10,10 +10,10 @@ import attrs
 
 from chat_recall.domain.host_values import READER_VERSION, Unreadable, UnreadableReason
 from chat_recall.domain.model import (
-    DirtyMarker,
     IndexBatch,
     IndexDocument,
     MessageId,
+    MessageMarker,
     QuarantinedRow,
     SourceRow,
 )
@@ -59,7 +59,7 @@ def build_document(row: SourceRow, policy: MarkupPolicy) -> IndexDocument | None
 
 
 def plan_batch(
-    markers: Sequence[DirtyMarker], rows: Mapping[MessageId, SourceRow], policy: MarkupPolicy
+    markers: Sequence[MessageMarker], rows: Mapping[MessageId, SourceRow], policy: MarkupPolicy
 ) -> IndexBatch:
     """What one indexer batch writes: a document for every marked message whose source
     row projects to something, a removal for the rest (gone, or nothing searchable),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NewType, TypeVar
 
 import attrs
 
@@ -18,9 +18,11 @@ from chat_recall.domain.host_values import (
 )
 from chat_recall.domain.messages import MessageText, Role
 
-AppId = int
-ChatId = int
-MessageId = int
+# Distinct id types: passing a chat id where a message id is expected (or swapping
+# positional ids) fails type checking. At run time they are plain ints.
+AppId = NewType("AppId", int)
+ChatId = NewType("ChatId", int)
+MessageId = NewType("MessageId", int)
 
 T = TypeVar("T")
 
@@ -141,11 +143,19 @@ class SourceRow:
 
 
 @attrs.frozen
-class DirtyMarker:
-    """A pending change. `seq` grows with every new mark of the same id, so a marker is
-    cleared only if nothing marked it again since it was read."""
+class MessageMarker:
+    """A pending change of a message. `seq` grows with every new mark of the same id,
+    so a marker is cleared only if nothing marked it again since it was read."""
 
-    id: int
+    id: MessageId
+    seq: int
+
+
+@attrs.frozen
+class ChatMarker:
+    """A pending change of a chat (title, app): all its messages are re-indexed."""
+
+    id: ChatId
     seq: int
 
 
@@ -172,7 +182,7 @@ class IndexBatch:
 
     upserts: tuple[IndexDocument, ...] = ()
     deletes: tuple[MessageId, ...] = ()
-    cleared: tuple[DirtyMarker, ...] = ()
+    cleared: tuple[MessageMarker, ...] = ()
     quarantined: tuple[QuarantinedRow, ...] = ()
 
 

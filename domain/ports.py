@@ -17,12 +17,13 @@ from chat_recall.domain.model import (
     Candidate,
     Chat,
     ChatId,
-    DirtyMarker,
+    ChatMarker,
     DocumentText,
     IndexDocument,
     IndexStats,
     Maintenance,
     MessageId,
+    MessageMarker,
     MessageWindow,
     Quarantine,
     QuarantinedRow,
@@ -138,11 +139,11 @@ class MessageRepo(Protocol):
 class DirtyQueue(Protocol):
     """The dirty-tracking side: host writes mark ids; the indexer drains them."""
 
-    def pending_messages(self, limit: int) -> list[DirtyMarker]: ...
+    def pending_messages(self, limit: int) -> list[MessageMarker]: ...
 
-    def pending_chats(self, limit: int) -> list[DirtyMarker]: ...
+    def pending_chats(self, limit: int) -> list[ChatMarker]: ...
 
-    def expand_chat(self, marker: DirtyMarker) -> int:
+    def expand_chat(self, marker: ChatMarker) -> int:
         """Mark every message of a dirty chat dirty and clear the chat marker (if it is
         unchanged), atomically. Returns the number of messages marked."""
         ...
@@ -174,7 +175,7 @@ class IndexWriter(Protocol):
         """Remove the documents of these messages, wherever they are."""
         ...
 
-    def clear(self, markers: Sequence[DirtyMarker]) -> None:
+    def clear(self, markers: Sequence[MessageMarker]) -> None:
         """Clear these dirty markers, each only if its `seq` is unchanged since it was
         read: a host write during the batch keeps its marker."""
         ...

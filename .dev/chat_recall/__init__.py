@@ -26,11 +26,14 @@ if TYPE_CHECKING:
     from chat_recall.application.service import ChatRecall, IndexStatus
     from chat_recall.application.tools.context import AgentMode, CallContext
     from chat_recall.application.tools.definitions import Consent, ToolDefinition
+    from chat_recall.application.tools.read_chat import ReadChatOutput
     from chat_recall.application.tools.registry import (
         ConsentRequest,
         ToolOutcome,
         ToolSettings,
     )
+    from chat_recall.application.tools.search_chats import SearchChatsOutput
+    from chat_recall.application.tools.tool import ToolError
     from chat_recall.domain.errors import (
         ChatRecallError,
         IndexUnavailable,
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
         StorageError,
     )
     from chat_recall.domain.messages import Role
+    from chat_recall.domain.model import AppId, ChatId, MessageId
     from chat_recall.domain.ports import Telemetry
     from chat_recall.domain.projection import MarkupPolicy, TagClass, TagRule
     from chat_recall.domain.telemetry import IndexBatchEvent, TelemetryEvent, ToolCallEvent
@@ -57,6 +61,9 @@ _EXPORTS: dict[str, str] = {
     "IndexStatus": "chat_recall.application.service",
     "AgentMode": "chat_recall.application.tools.context",
     "CallContext": "chat_recall.application.tools.context",
+    "ReadChatOutput": "chat_recall.application.tools.read_chat",
+    "SearchChatsOutput": "chat_recall.application.tools.search_chats",
+    "ToolError": "chat_recall.application.tools.tool",
     "Consent": "chat_recall.application.tools.definitions",
     "ToolDefinition": "chat_recall.application.tools.definitions",
     "ConsentRequest": "chat_recall.application.tools.registry",
@@ -69,6 +76,9 @@ _EXPORTS: dict[str, str] = {
     "SchemaMismatch": "chat_recall.domain.errors",
     "StorageError": "chat_recall.domain.errors",
     "Role": "chat_recall.domain.messages",
+    "AppId": "chat_recall.domain.model",
+    "ChatId": "chat_recall.domain.model",
+    "MessageId": "chat_recall.domain.model",
     "Telemetry": "chat_recall.domain.ports",
     "MarkupPolicy": "chat_recall.domain.projection",
     "TagClass": "chat_recall.domain.projection",
@@ -80,7 +90,9 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "AgentMode",
+    "AppId",
     "CallContext",
+    "ChatId",
     "ChatRecall",
     "ChatRecallError",
     "Consent",
@@ -93,9 +105,12 @@ __all__ = [
     "IndexerSettings",
     "InvalidArguments",
     "MarkupPolicy",
+    "MessageId",
     "NotFound",
+    "ReadChatOutput",
     "Role",
     "SchemaMismatch",
+    "SearchChatsOutput",
     "StorageError",
     "TagClass",
     "TagRule",
@@ -103,6 +118,7 @@ __all__ = [
     "TelemetryEvent",
     "ToolCallEvent",
     "ToolDefinition",
+    "ToolError",
     "ToolOutcome",
     "ToolSettings",
     "__version__",

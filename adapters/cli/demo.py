@@ -12,6 +12,7 @@ from typing import Any
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.cli.sample_history import SAMPLE_APPS
 from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.model import AppId
 
 
 def register(commands: Any) -> None:
@@ -51,7 +52,7 @@ def _demo(recall: Any, query_text: str, path: Path) -> int:
         f"(longest {report.longest_batch_seconds * 1000:.1f} ms); "
         f"{report.deleted} had nothing searchable"
     )
-    context = CallContext(app_id=1)
+    context = CallContext(app_id=AppId(1))
     print(f"\nsearch_chats({{'query': {query_text!r}}}) in app 1 returns:")
     found = json.loads(recall.search_chats(context, {"query": query_text}))
     print(json.dumps(found, ensure_ascii=False, indent=2))

@@ -19,9 +19,9 @@ from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
     ChatId,
-    DirtyMarker,
     DocumentText,
     MessageId,
+    MessageMarker,
     QuarantinedRow,
 )
 
@@ -120,11 +120,11 @@ class InMemoryDatabase:
 
     def next_chat_id(self) -> ChatId:
         self._last_chat_id += 1
-        return self._last_chat_id
+        return ChatId(self._last_chat_id)
 
     def next_message_id(self) -> MessageId:
         self._last_message_id += 1
-        return self._last_message_id
+        return MessageId(self._last_message_id)
 
     def saw_ids(self, chat_id: ChatId | None = None, message_id: MessageId | None = None) -> None:
         if chat_id is not None:
@@ -145,7 +145,7 @@ class InMemoryDatabase:
         self.dirty_chats.pop(chat.id, None)
         self.dirty_chats[chat.id] = DirtyEntry(self.next_seq(), chat.app_id, None)
 
-    def clear_message_markers(self, markers: Iterable[DirtyMarker]) -> None:
+    def clear_message_markers(self, markers: Iterable[MessageMarker]) -> None:
         """Clear message markers whose seq is unchanged since they were read."""
         for marker in markers:
             entry = self.dirty_messages.get(marker.id)

@@ -5,29 +5,29 @@ from __future__ import annotations
 import attrs
 
 from chat_recall.adapters.memory.database import InMemoryDatabase
-from chat_recall.domain.model import AppId, Backlog, ChatId, DirtyMarker
+from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, MessageMarker
 
 
 @attrs.define
 class InMemoryDirtyQueue:
     database: InMemoryDatabase
 
-    def pending_messages(self, limit: int) -> list[DirtyMarker]:
+    def pending_messages(self, limit: int) -> list[MessageMarker]:
         with self.database.lock:
             entries = sorted(
                 (entry.seq, message_id)
                 for message_id, entry in self.database.dirty_messages.items()
             )
-        return [DirtyMarker(message_id, seq) for seq, message_id in entries[:limit]]
+        return [MessageMarker(message_id, seq) for seq, message_id in entries[:limit]]
 
-    def pending_chats(self, limit: int) -> list[DirtyMarker]:
+    def pending_chats(self, limit: int) -> list[ChatMarker]:
         with self.database.lock:
             entries = sorted(
                 (entry.seq, chat_id) for chat_id, entry in self.database.dirty_chats.items()
             )
-        return [DirtyMarker(chat_id, seq) for seq, chat_id in entries[:limit]]
+        return [ChatMarker(chat_id, seq) for seq, chat_id in entries[:limit]]
 
-    def expand_chat(self, marker: DirtyMarker) -> int:
+    def expand_chat(self, marker: ChatMarker) -> int:
         db = self.database
         with db.lock:
             marked = 0

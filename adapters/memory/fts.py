@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 import attrs
 
+from chat_recall.domain.model import MessageId
 from chat_recall.domain.query import FieldWeights, Phrase
 from chat_recall.domain.text import tokenize
 
@@ -50,11 +51,11 @@ def count_phrase(tokens: tuple[str, ...], phrase: Phrase) -> int:
 
 @attrs.define
 class FtsTable:
-    rows: dict[int, FtsRow] = attrs.field(factory=dict)
+    rows: dict[MessageId, FtsRow] = attrs.field(factory=dict)
     total_tokens: int = 0
-    postings: dict[str, set[int]] = attrs.field(factory=dict)
+    postings: dict[str, set[MessageId]] = attrs.field(factory=dict)
 
-    def insert(self, rowid: int, title: str, body: str, chat_ref: str) -> None:
+    def insert(self, rowid: MessageId, title: str, body: str, chat_ref: str) -> None:
         if rowid in self.rows:
             self.delete(rowid)
         row = FtsRow(
@@ -65,7 +66,7 @@ class FtsTable:
         for token in {*row.title, *row.body, *row.chat_ref}:
             self.postings.setdefault(token, set()).add(rowid)
 
-    def delete(self, rowid: int) -> None:
+    def delete(self, rowid: MessageId) -> None:
         row = self.rows.pop(rowid, None)
         if row is None:
             return
@@ -76,7 +77,7 @@ class FtsTable:
             if not holders:
                 del self.postings[token]
 
-    def _phrase_rows(self, phrase: Phrase) -> Iterable[int]:
+    def _phrase_rows(self, phrase: Phrase) -> Iterable[MessageId]:
         """Rows holding `phrase` in title or body."""
         holders = [self.postings.get(token, set()) for token in set(phrase)]
         candidates = set.intersection(*holders) if holders else set()
@@ -91,7 +92,7 @@ class FtsTable:
         weights: FieldWeights,
         exclude_chat_ref: str | None,
         limit: int,
-    ) -> list[tuple[float, int]]:
+    ) -> list[tuple[float, MessageId]]:
         """The best `limit` (bm25, rowid) pairs, ascending, for an OR of phrases in title
         or body, rows whose chat_ref is excluded left out."""
         n_row = len(self.rows)

@@ -89,7 +89,9 @@ class InMemoryMessageRepo:
             key=MessageRow.order_key,
         )
         rows = [m for m in rows if m.role in KNOWN_ROLES]
-        cutoff = self.database.messages.get(before_message_id or -1)
+        cutoff = (
+            None if before_message_id is None else self.database.messages.get(before_message_id)
+        )
         if cutoff is not None and cutoff.chat_id == chat_id and cutoff.role in KNOWN_ROLES:
             key = cutoff.order_key()
             rows = [m for m in rows if m.order_key() < key]

@@ -10,7 +10,7 @@ import attrs
 
 from chat_recall.adapters.memory.database import InMemoryDatabase
 from chat_recall.adapters.memory.index_store import InMemoryIndexStore
-from chat_recall.domain.model import DirtyMarker, IndexDocument, MessageId, QuarantinedRow
+from chat_recall.domain.model import IndexDocument, MessageId, MessageMarker, QuarantinedRow
 
 
 @attrs.define
@@ -26,7 +26,7 @@ class InMemoryIndexWriter:
         chosen = tuple(message_ids)
         self.steps.append(lambda: self.index.remove(chosen))
 
-    def clear(self, markers: Sequence[DirtyMarker]) -> None:
+    def clear(self, markers: Sequence[MessageMarker]) -> None:
         chosen = tuple(markers)
         self.steps.append(lambda: self.index.database.clear_message_markers(chosen))
 

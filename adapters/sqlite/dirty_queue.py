@@ -15,7 +15,7 @@ from chat_recall.adapters.sqlite.migrations import (
     QUARANTINE,
     mark_all_messages_dirty,
 )
-from chat_recall.domain.model import AppId, Backlog, ChatId, DirtyMarker
+from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, MessageId, MessageMarker
 
 MARK_CHUNK = 20_000
 
@@ -25,7 +25,7 @@ class SqliteDirtyQueue:
     database: SqliteDatabase
 
     @staticmethod
-    def clear(connection: sqlite3.Connection, markers: Sequence[DirtyMarker]) -> None:
+    def clear(connection: sqlite3.Connection, markers: Sequence[MessageMarker]) -> None:
         """Inside the caller's transaction: clear message markers whose seq is
         unchanged (a newer mark of the same id keeps it dirty)."""
         connection.executemany(
@@ -33,21 +33,21 @@ class SqliteDirtyQueue:
             [(marker.id, marker.seq) for marker in markers],
         )
 
-    def pending_messages(self, limit: int) -> list[DirtyMarker]:
+    def pending_messages(self, limit: int) -> list[MessageMarker]:
         with self.database.reading() as connection:
             rows = connection.execute(
                 f"SELECT message_id, seq FROM {DIRTY_MESSAGES} ORDER BY seq LIMIT ?", (limit,)
             ).fetchall()
-        return [DirtyMarker(row[0], row[1]) for row in rows]
+        return [MessageMarker(MessageId(row[0]), row[1]) for row in rows]
 
-    def pending_chats(self, limit: int) -> list[DirtyMarker]:
+    def pending_chats(self, limit: int) -> list[ChatMarker]:
         with self.database.reading() as connection:
             rows = connection.execute(
                 f"SELECT chat_id, seq FROM {DIRTY_CHATS} ORDER BY seq LIMIT ?", (limit,)
             ).fetchall()
-        return [DirtyMarker(row[0], row[1]) for row in rows]
+        return [ChatMarker(ChatId(row[0]), row[1]) for row in rows]
 
-    def expand_chat(self, marker: DirtyMarker) -> int:
+    def expand_chat(self, marker: ChatMarker) -> int:
         s = self.database.schema
         with self.database.writing() as connection:
             cursor = connection.execute(

@@ -27,7 +27,7 @@ class SqliteHostWriter:
                 f"{s.q('chat_title')}, {s.q('chat_created_at')}) VALUES (?, ?, ?, ?)",
                 (chat_id, app_id, title, created_at),
             )
-            return int(cursor.lastrowid or 0)
+            return ChatId(int(cursor.lastrowid or 0))
 
     def add_message(
         self,
@@ -57,7 +57,7 @@ class SqliteHostWriter:
                 f"VALUES ({', '.join('?' for _ in values)})",
                 values,
             )
-            return int(cursor.lastrowid or 0)
+            return MessageId(int(cursor.lastrowid or 0))
 
     def update_message(self, message_id: MessageId, content: str) -> None:
         s = self.database.schema

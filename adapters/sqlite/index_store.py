@@ -173,7 +173,7 @@ class SqliteFts5IndexStore:
                     (self.purges_per_step + 1,),
                 ).fetchall()
                 for (message_id,) in rows[: self.purges_per_step]:
-                    self._remove(connection, message_id)
+                    self._remove(connection, MessageId(message_id))
         written, self._written = self._written, set()
         if written:
             with self.database.writing() as connection:

@@ -79,8 +79,8 @@ class SqliteMessageRepo:
         if row is None:
             raise NotFound()
         return Chat.from_host(
-            int(row[0]),
-            int(row[1]),
+            ChatId(int(row[0])),
+            AppId(int(row[1])),
             host_value(row[2], row[3], codec),
             host_value(row[4], row[5], codec),
             s.timestamps,
@@ -106,7 +106,11 @@ class SqliteMessageRepo:
         found = []
         for row in rows:
             chat = Chat.from_host(
-                int(row[1]), int(row[8]), host_value(row[9], row[10], codec), None, s.timestamps
+                ChatId(int(row[1])),
+                AppId(int(row[8])),
+                host_value(row[9], row[10], codec),
+                None,
+                s.timestamps,
             )
             message = self._message(row, codec)
             found.append(SourceRow(message, chat.app_id, chat.title, chat.title_problem))
@@ -302,5 +306,5 @@ class SqliteMessageRepo:
             ]
             readable = [time for time in times if time is not None]
             if readable:
-                latest[int(row[0])] = max(readable)
+                latest[ChatId(int(row[0]))] = max(readable)
         return latest

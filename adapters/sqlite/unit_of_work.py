@@ -12,7 +12,7 @@ import attrs
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
-from chat_recall.domain.model import DirtyMarker, IndexDocument, MessageId, QuarantinedRow
+from chat_recall.domain.model import IndexDocument, MessageId, MessageMarker, QuarantinedRow
 
 
 @attrs.frozen
@@ -26,7 +26,7 @@ class SqliteIndexWriter:
     def remove(self, message_ids: Sequence[MessageId]) -> None:
         self.index.remove(self.connection, message_ids)
 
-    def clear(self, markers: Sequence[DirtyMarker]) -> None:
+    def clear(self, markers: Sequence[MessageMarker]) -> None:
         SqliteDirtyQueue.clear(self.connection, markers)
 
     def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:

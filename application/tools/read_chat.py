@@ -23,7 +23,7 @@ from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.application.tools.output import ARCHIVAL_NOTICE, iso_time, size, to_json
 from chat_recall.domain.budget import trim_around, trim_tail
 from chat_recall.domain.host_values import unreadable_placeholder
-from chat_recall.domain.model import ID_MAX, Chat, MessageWindow, StoredMessage
+from chat_recall.domain.model import ID_MAX, Chat, ChatId, MessageId, MessageWindow, StoredMessage
 from chat_recall.domain.ports import MessageRepo
 from chat_recall.domain.projection import MarkupPolicy, project_for_read
 from chat_recall.domain.projection.text import cap_utf8, clip_chars, valid_unicode
@@ -49,8 +49,8 @@ DESCRIPTION = (
 
 @attrs.frozen
 class ReadChatArguments:
-    chat_id: int = integer("The chat to read.", minimum=1, maximum=ID_MAX)
-    around_message_id: int | None = integer(
+    chat_id: ChatId = integer("The chat to read.", minimum=1, maximum=ID_MAX)
+    around_message_id: MessageId | None = integer(
         "Read around this message (from a search_chats hit).",
         minimum=1,
         maximum=ID_MAX,

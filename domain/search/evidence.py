@@ -65,7 +65,8 @@ def with_answers(
     for question in matches:
         if question.candidate.role is not Role.USER:
             continue
-        answer = texts.get(following.get(question.candidate.message_id, -1))
+        following_id = following.get(question.candidate.message_id)
+        answer = None if following_id is None else texts.get(following_id)
         if answer is None or answer.role is not Role.ASSISTANT or answer.is_compaction_summary:
             continue
         current = by_id.get(answer.message_id)
