@@ -17,7 +17,7 @@ from functools import partial
 
 import attrs
 
-from chat_recall.application.progress import IndexProgress
+from chat_recall.application.progress import IndexerState, IndexProgress
 from chat_recall.domain.errors import ChatRecallError
 from chat_recall.domain.indexing import BatchSizing, index_stamp, plan_batch
 from chat_recall.domain.ports import (
@@ -218,6 +218,7 @@ class Indexer:
             return
         self._stopping.clear()
         self._idle.clear()
+        self.progress.indexer = IndexerState.RUNNING
         self._thread = threading.Thread(target=self._work, name="chat-recall-indexer", daemon=True)
         self._thread.start()
 
@@ -242,6 +243,8 @@ class Indexer:
         if thread is None:
             return True
         thread.join(timeout)
+        if self.progress.indexer is not IndexerState.ELSEWHERE:
+            self.progress.indexer = IndexerState.STOPPED
         return not thread.is_alive()
 
     @property
@@ -255,9 +258,11 @@ class Indexer:
             try:
                 report = self.run_batch()
                 self.last_error = None
+                self.progress.indexer = IndexerState.RUNNING
             except ChatRecallError as error:
                 log.warning("indexer batch failed: %s", error)
                 self.last_error = error
+                self.progress.indexer = IndexerState.FAILING
                 report = BatchReport()
             if report.did_work:
                 self._stopping.wait(self.settings.pause_between_batches_seconds)

@@ -9,7 +9,7 @@ from types import TracebackType
 import attrs
 
 from chat_recall.application.indexer import Indexer
-from chat_recall.application.progress import IndexProgress
+from chat_recall.application.progress import IndexerState, IndexProgress
 from chat_recall.application.tools.context import AgentMode, CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.application.tools.read_chat import ReadChat
@@ -29,11 +29,13 @@ from chat_recall.domain.projection import MarkupPolicy
 
 @attrs.frozen
 class IndexStatus:
-    """`ready` when nothing of the app (outside the current chat) awaits indexing."""
+    """`ready` when nothing of the app (outside the current chat) awaits indexing;
+    `indexer` says what advances the pending messages (an `IndexerState` value)."""
 
     state: str
     pending: int
     documents: int
+    indexer: str = "stopped"
 
 
 @attrs.define
@@ -89,7 +91,9 @@ class ChatRecall:
     def status(self, app_id: AppId, current_chat_id: ChatId | None = None) -> IndexStatus:
         pending = self.dirty.pending_in_app(app_id, current_chat_id)
         documents = self.index.stats(app_id).documents
-        return IndexStatus("indexing" if pending else "ready", pending, documents)
+        return IndexStatus(
+            "indexing" if pending else "ready", pending, documents, self.progress.indexer.value
+        )
 
     def start(self) -> None:
         """Run the background indexer (its own connection); `notify()` after writes."""
@@ -97,6 +101,11 @@ class ChatRecall:
 
     def stop(self) -> None:
         self.indexer.stop()
+
+    def indexed_elsewhere(self) -> None:
+        """Declare that another process runs the indexer for this database (a host's
+        own worker), so `index_status` says the pending messages are being advanced."""
+        self.progress.indexer = IndexerState.ELSEWHERE
 
     def notify(self) -> None:
         """Tell the background indexer that the host wrote chats or messages."""

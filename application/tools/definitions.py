@@ -10,6 +10,7 @@ from typing import Any
 import attrs
 
 from chat_recall.application.tools.arguments import json_schema
+from chat_recall.application.tools.json_schema import output_schema
 
 
 class Consent(enum.Enum):
@@ -27,16 +28,28 @@ class ToolDefinition:
     # The card's tag after the host's prefix (`dyad-` + `search-chats`). The markup
     # policy drops it, so a stored card never becomes searchable history.
     card_tag: str
+    # The JSON Schema of a successful result, generated from the output class.
+    output_schema: dict[str, Any] = attrs.field(factory=dict)
     default_consent: Consent = Consent.ALWAYS
     modifies_state: bool = False
     uses_engine_endpoint: bool = False
 
     @classmethod
     def of(
-        cls, name: str, title: str, description: str, arguments: type, *, card_tag: str
+        cls,
+        name: str,
+        title: str,
+        description: str,
+        arguments: type,
+        output: type,
+        *,
+        card_tag: str,
     ) -> ToolDefinition:
-        """A read-only tool whose input schema comes from its arguments class."""
-        return cls(name, title, description, json_schema(arguments), card_tag)
+        """A read-only tool whose input schema comes from its arguments class and whose
+        output schema from its output class."""
+        return cls(
+            name, title, description, json_schema(arguments), card_tag, output_schema(output)
+        )
 
     def openai(self) -> dict[str, Any]:
         """OpenAI function calling (`tools=[...]`)."""
@@ -64,6 +77,7 @@ class ToolDefinition:
             "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
             "annotations": {
                 "title": self.title,
                 "readOnlyHint": not self.modifies_state,

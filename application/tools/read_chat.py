@@ -162,6 +162,7 @@ class ReadChat:
         "Read an earlier chat",
         DESCRIPTION,
         ReadChatArguments,
+        ReadChatOutput,
         card_tag="read-chat",
     )
 

@@ -84,6 +84,10 @@ class ChatOut:
 class CoverageOut:
     indexed_messages: int
     pending_messages: int
+    # What advances the pending messages: "running" (this process's indexer), "failing"
+    # (it runs but its last batch failed), "elsewhere" (another process indexes) or
+    # "stopped" (nothing does until an indexer runs).
+    indexer: str
 
 
 @attrs.frozen
@@ -121,6 +125,7 @@ class SearchChats:
         "Search earlier chats",
         DESCRIPTION,
         SearchChatsArguments,
+        SearchChatsOutput,
         card_tag="search-chats",
     )
 
@@ -152,7 +157,11 @@ class SearchChats:
         coverage = None
         if pending:
             indexed = self.index.stats(context.app_id).documents
-            coverage = CoverageOut(indexed_messages=indexed, pending_messages=pending)
+            coverage = CoverageOut(
+                indexed_messages=indexed,
+                pending_messages=pending,
+                indexer=self.progress.indexer.value,
+            )
         output = SearchChatsOutput(
             query=arguments.query,
             index_status="indexing" if pending else "ready",

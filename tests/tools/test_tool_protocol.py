@@ -78,7 +78,7 @@ class Echo:
     """A third tool: one class, registered without touching the other tools."""
 
     definition: ClassVar[ToolDefinition] = ToolDefinition.of(
-        "echo", "Echo", "Says hello.", EchoArguments, card_tag="echo"
+        "echo", "Echo", "Says hello.", EchoArguments, EchoOutput, card_tag="echo"
     )
 
     def run(self, context: CallContext, raw_arguments: object) -> EchoOutput:
