@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
+import jsonschema
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 
+import chat_recall
 from chat_recall.adapters import bootstrap
 from chat_recall.domain.messages import Role
 
 ROOT = Path(__file__).resolve().parents[2]
+DEFINITIONS = [tool.definition for tool in bootstrap.TOOLS]
 
 
 def make_database(path: Path) -> int:
@@ -30,41 +40,177 @@ def make_database(path: Path) -> int:
     return chat_id
 
 
+@asynccontextmanager
+async def session(*arguments: str, errlog: Any = None) -> AsyncIterator[ClientSession]:
+    parameters = StdioServerParameters(
+        command=sys.executable, args=["-m", "chat_recall", "mcp", *arguments], cwd=str(ROOT)
+    )
+    client = stdio_client(parameters) if errlog is None else stdio_client(parameters, errlog)
+    async with client as (read, write), ClientSession(read, write) as opened:
+        yield opened
+
+
+def run(scenario: Callable[[], Any]) -> None:
+    async def bounded() -> None:
+        with anyio.fail_after(90):
+            await scenario()
+
+    anyio.run(bounded)
+
+
+def validate(tool: str, structured: Any) -> None:
+    schema = next(d.output_schema for d in DEFINITIONS if d.name == tool)
+    jsonschema.validate(structured, schema)
+
+
 def test_mcp_server_lists_searches_and_reads(tmp_path: Path) -> None:
     path = tmp_path / "mcp.db"
     chat_id = make_database(path)
-    parameters = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "chat_recall.adapters.cli.main", "mcp", "--db", str(path), "--app", "1"],
-        cwd=str(ROOT),
-    )
 
     async def scenario() -> None:
-        with anyio.fail_after(60):
-            await exchange()
-
-    async def exchange() -> None:
-        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            listed = await session.list_tools()
-            tools = {tool.name: tool for tool in listed.tools}
+        async with session("--db", str(path), "--app", "1") as client:
+            initialized = await client.initialize()
+            assert initialized.server_info.version == chat_recall.__version__
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             assert set(tools) == {"search_chats", "read_chat"}
             assert tools["search_chats"].annotations.read_only_hint is True
             assert "app_id" not in tools["read_chat"].input_schema["properties"]
-            found = await session.call_tool("search_chats", {"query": "sessions"})
-            payload = json.loads(found.content[0].text)
+            for definition in DEFINITIONS:
+                assert tools[definition.name].output_schema == definition.output_schema
+            found = await client.call_tool("search_chats", {"query": "sessions"})
             assert not found.is_error
+            payload = json.loads(found.content[0].text)
+            assert found.structured_content == payload
+            validate("search_chats", found.structured_content)
             assert "OTHERAPPMARKER" not in found.content[0].text
             top = payload["results"][0]
             assert top["chat_id"] == chat_id
             around = top["matches"][0]["message_id"]
-            read_result = await session.call_tool(
+            read_result = await client.call_tool(
                 "read_chat", {"chat_id": chat_id, "around_message_id": around}
             )
-            read_payload = json.loads(read_result.content[0].text)
-            assert around in [m["message_id"] for m in read_payload["messages"]]
-            bad = await session.call_tool("read_chat", {"chat_id": 10_000})
+            validate("read_chat", read_result.structured_content)
+            assert around in [m["message_id"] for m in read_result.structured_content["messages"]]
+            bad = await client.call_tool("read_chat", {"chat_id": 10_000})
             assert bad.is_error
+            assert bad.structured_content is None
             assert json.loads(bad.content[0].text)["error"]["kind"] == "not_found"
+            with pytest.raises(MCPError) as unknown:
+                await client.call_tool("drop_tables", {})
+            assert unknown.value.code == -32602  # invalid params, per the MCP specification
+            assert "Unknown tool: drop_tables" in unknown.value.message
 
-    anyio.run(scenario)
+    run(scenario)
+
+
+def test_a_message_the_host_writes_during_the_session_is_found_within_two_seconds(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "fresh.db"
+    chat_id = make_database(path)
+
+    async def scenario() -> None:
+        async with session("--db", str(path), "--app", "1") as client:
+            await client.initialize()
+            before = await client.call_tool("search_chats", {"query": "zanzibar"})
+            assert before.structured_content["results"] == []
+            # The host, in its own process, writes through its own connection.
+            host = bootstrap.sqlite(path)
+            message_id = host.host.add_message(
+                chat_id, Role.USER, "the zanzibar release is due Friday", 1_700_000_200
+            )
+            host.close()
+            written = time.monotonic()
+            with anyio.fail_after(2):
+                while True:
+                    found = await client.call_tool("search_chats", {"query": "zanzibar"})
+                    results = found.structured_content["results"]
+                    if results:
+                        break
+            assert time.monotonic() - written < 2
+            assert results[0]["matches"][0]["message_id"] == message_id
+            assert found.structured_content["index_status"] == "ready"
+
+    run(scenario)
+
+
+def test_read_only_leaves_indexing_to_the_host_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "ro.db"
+    chat_id = make_database(path)
+    host = bootstrap.sqlite(path)
+    host.host.add_message(chat_id, Role.USER, "pending words", 1_700_000_300)
+    host.close()
+
+    async def scenario() -> None:
+        async with session("--db", str(path), "--app", "1", "--read-only") as client:
+            await client.initialize()
+            found = await client.call_tool("search_chats", {"query": "sessions"})
+            validate("search_chats", found.structured_content)
+            assert found.structured_content["index_status"] == "indexing"
+            assert found.structured_content["index_coverage"] == {
+                "indexed_messages": 2,
+                "pending_messages": 1,
+                "indexer": "elsewhere",
+            }
+
+    run(scenario)
+
+
+@pytest.mark.parametrize(
+    ("case", "fix"),
+    [
+        ("no database", "no database at"),
+        ("not installed", "chat-recall is not installed in this database"),
+        ("no app", "no app: add --app ID"),
+    ],
+)
+def test_start_up_problems_reach_the_client_and_stderr(tmp_path: Path, case: str, fix: str) -> None:
+    path = tmp_path / "problem.db"
+    arguments = ["--db", str(path), "--app", "1"]
+    if case == "not installed":
+        make_database(path)
+        assert (
+            subprocess.run(
+                [sys.executable, "-m", "chat_recall", "uninstall", "--db", str(path)],
+                capture_output=True,
+                check=False,
+            ).returncode
+            == 0
+        )
+    elif case == "no app":
+        make_database(path)
+        arguments = ["--db", str(path)]
+    errors = tmp_path / "stderr.txt"
+
+    async def scenario() -> None:
+        with errors.open("w") as errlog:
+            async with session(*arguments, errlog=errlog) as client:
+                initialized = await client.initialize()
+                assert fix in (initialized.instructions or "")
+                listed = await client.list_tools()
+                assert {tool.name for tool in listed.tools} == {"search_chats", "read_chat"}
+                answer = await client.call_tool("search_chats", {"query": "anything"})
+                assert answer.is_error
+                error = json.loads(answer.content[0].text)["error"]
+                assert error["kind"] == "not_ready"
+                assert fix in error["message"]
+
+    run(scenario)
+    assert fix in errors.read_text()
+    if case == "no database":
+        assert not path.exists()
+
+
+def test_without_the_mcp_extra_the_command_prints_how_to_install_it(tmp_path: Path) -> None:
+    probe = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from chat_recall.adapters.cli.main import main\n"
+        f"sys.exit(main(['mcp', '--db', {str(tmp_path / 'x.db')!r}, '--app', '1']))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "chat-recall mcp needs the MCP SDK" in result.stderr
+    assert "pip install '.[mcp]'" in result.stderr
