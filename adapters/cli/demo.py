@@ -15,12 +15,10 @@ from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.model import AppId
 
 
-def register(commands: Any) -> None:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "demo", help="index a sample history in a temporary SQLite database and search it"
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--query", default="sessions JWT", help="words to search for (default: sessions JWT)"
     )
-    parser.add_argument("--query", default="sessions JWT", help="words to search for")
-    parser.set_defaults(handler=run)
 
 
 def run(arguments: argparse.Namespace) -> int:

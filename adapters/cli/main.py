@@ -1,37 +1,103 @@
-"""`chat-recall`: the command-line driver."""
+"""`chat-recall`: the command-line driver.
+
+Agents and scripts call it many times, so start-up is kept short: this module imports
+argparse and nothing of chat-recall; a command's module (its flags and its work) is
+imported only when that command is the one being run, and `--version` reads the
+package metadata only when asked.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
-
-from chat_recall.adapters.cli import commands, demo
-from chat_recall.domain.errors import ChatRecallError
+from typing import NamedTuple
 
 
-def build_parser() -> argparse.ArgumentParser:
+class Command(NamedTuple):
+    name: str
+    summary: str
+    module: str  # under chat_recall.adapters.cli.commands: arguments(parser), run(arguments)
+
+
+COMMANDS = (
+    Command("init", "create a new database with the reference host tables and the index", "init"),
+    Command("install", "add the index to an existing host database", "install"),
+    Command("uninstall", "remove the index and its triggers (host rows untouched)", "uninstall"),
+    Command("import", "import chats and messages from JSON Lines (a file or -)", "import_lines"),
+    Command("index", "index what is pending, with progress", "index"),
+    Command("rebuild", "drop the index and build it again from the host rows", "rebuild"),
+    Command("status", "backlog, versions, apps and index integrity", "status"),
+    Command("search", "run search_chats: find earlier chats about something", "search"),
+    Command("read", "run read_chat: read part of one chat", "read"),
+    Command("mcp", "serve both tools to an MCP client over stdio", "mcp"),
+    Command("demo", "index a sample history in a temporary database and search it", "demo"),
+)
+
+EPILOG = (
+    "Exit codes: 0 ok, 1 failed, 2 usage error, 3 the tool answered with an error "
+    "(search, read), 4 status found problems. Environment: CHAT_RECALL_DB, "
+    "CHAT_RECALL_SCHEMA and CHAT_RECALL_APP stand in for --db, --schema and --app."
+)
+
+
+class _Version(argparse.Action):
+    """--version, reading the installed package's metadata only when used."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        import chat_recall
+
+        print(f"chat-recall {chat_recall.__version__}")
+        parser.exit()
+
+
+def _module(command: Command) -> object:
+    return importlib.import_module(f"chat_recall.adapters.cli.commands.{command.module}")
+
+
+def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only the `selected` command gets its flags (they may import more)."""
     parser = argparse.ArgumentParser(
-        prog="chat-recall", description="Recall what was said in an app's earlier chats."
+        prog="chat-recall",
+        description="Recall what was said in an app's earlier chats.",
+        epilog=EPILOG,
+        allow_abbrev=False,
     )
-    subcommands = parser.add_subparsers(dest="command", required=True)
-    demo.register(subcommands)
-    commands.register(subcommands)
+    parser.add_argument("--version", action=_Version)
+    subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        sub = subcommands.add_parser(
+            command.name,
+            help=command.summary,
+            description=command.summary[0].upper() + command.summary[1:] + ".",
+            epilog=EPILOG,
+            allow_abbrev=False,
+        )
+        if command.name == selected:
+            module = _module(command)
+            module.arguments(sub)  # type: ignore[attr-defined]
+            sub.set_defaults(run=module.run)  # type: ignore[attr-defined]
     return parser
 
 
+def _selected(argv: Sequence[str]) -> str | None:
+    """The command named on the command line (global options take no values)."""
+    for token in argv:
+        if not token.startswith("-"):
+            return token
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = build_parser().parse_args(argv)
-    try:
-        result: int = arguments.handler(arguments)
-    except ChatRecallError as error:
-        return commands.report_error(error)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # output piped into a command that stopped reading
-        sys.stderr.close()
-        return 0
-    return result
+    argv = list(sys.argv[1:] if argv is None else argv)
+    arguments = build_parser(_selected(argv)).parse_args(argv)
+    from chat_recall.adapters.cli.errors import run
+
+    return run(arguments.run, arguments)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from chat_recall.adapters.cli.exits import Exit
 from chat_recall.adapters.cli.main import main
 from chat_recall.adapters.mcp_server import build_server
 from chat_recall.application.service import ChatRecall
@@ -74,13 +75,17 @@ def test_the_cli_reports_invalid_arguments_without_a_traceback(
     assert main(["init", "--db", path]) == 0
     capsys.readouterr()
     huge = str(2**63)
-    assert main(["read", "--db", path, "--app", "1", "--chat", huge]) == 1
-    assert json.loads(capsys.readouterr().out)["error"]["kind"] == "invalid_arguments"
-    assert main(["read", "--db", path, "--app", "1", "--chat", "1", "--around", huge]) == 1
-    assert json.loads(capsys.readouterr().out)["error"]["kind"] == "invalid_arguments"
+    # The tool's structured error, on standard error, with the tool-error exit code.
+    assert main(["read", "--db", path, "--app", "1", "--chat", huge]) == Exit.TOOL_ERROR
+    assert json.loads(capsys.readouterr().err)["error"]["kind"] == "invalid_arguments"
+    # A bound the schema declares is checked by the command line itself (a usage error).
+    with pytest.raises(SystemExit) as usage:
+        main(["read", "--db", path, "--app", "1", "--chat", "1", "--around", huge])
+    assert usage.value.code == Exit.USAGE
+    assert "argument --around: must be an integer from 1-" in capsys.readouterr().err
     for command in (
         ["search", "--db", path, "--app", huge, "x"],
-        ["search", "--db", path, "--app", "1", "--chat", str(-(2**63) - 1), "x"],
+        ["search", "--db", path, "--app", "1", "--current-chat", str(2**64), "x"],
         ["read", "--db", path, "--app", huge, "--chat", "1"],
     ):
         assert main(command) == 1

@@ -243,7 +243,7 @@ def test_status_lists_quarantined_rows_with_their_reason(
     recall.close()
     assert main(["index", "--db", str(storage.path)]) == 0
     capsys.readouterr()
-    main(["status", "--db", str(storage.path)])
+    main(["status", "--db", str(storage.path), "--format", "text"])
     status = capsys.readouterr().out
-    assert "quarantine: 1 rows that cannot be indexed" in status
-    assert f"message {odd} (app 1): content_not_utf8" in status
+    assert "quarantined: 1\n" in status
+    assert f"message id {odd}, app id 1, reason content_not_utf8" in status

@@ -1,0 +1,37 @@
+"""`chat-recall init`: a new standalone database (reference host tables and the index)."""
+
+from __future__ import annotations
+
+import argparse
+
+from chat_recall.adapters.cli import database, options
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_database(parser, schema=False)
+    parser.epilog = (
+        "init creates the reference schema (tables chats and messages). For a host "
+        "database with tables of its own, use: chat-recall install --schema mapping.json"
+    )
+
+
+def run(arguments: argparse.Namespace) -> int:
+    from chat_recall.adapters.sqlite import admin
+
+    path = database.path(arguments)
+    report = admin.initialise(path)
+    if report.created_file:
+        what = f"created {path} with the reference host tables"
+    elif report.created_host_tables:
+        what = f"added the reference host tables to {path}"
+    else:
+        what = f"{path} already has the reference host tables"
+    install = report.install
+    if install.previous_version == install.version:
+        index = f"the index was already installed (schema version {install.version})"
+    elif install.previous_version:
+        index = f"upgraded the index from version {install.previous_version} to {install.version}"
+    else:
+        index = f"installed the index (schema version {install.version})"
+    print(f"{what}; {index}; {install.messages_to_index:,} messages to index")
+    return 0

@@ -1,0 +1,28 @@
+"""`chat-recall install`: add the index to an existing host database."""
+
+from __future__ import annotations
+
+import argparse
+
+from chat_recall.adapters.cli import database, options
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_database(parser)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    from chat_recall.adapters.sqlite import admin
+
+    report = admin.install(database.path(arguments), database.schema(arguments))
+    if report.previous_version == report.version:
+        done = f"already installed (schema version {report.version}); triggers recreated"
+    elif report.previous_version:
+        done = f"upgraded from schema version {report.previous_version} to {report.version}"
+    else:
+        done = f"installed (schema version {report.version})"
+    print(
+        f"{done} in {report.seconds:.1f} s; {report.messages_to_index:,} messages to index "
+        "(run: chat-recall index)"
+    )
+    return 0

@@ -1,0 +1,26 @@
+"""`chat-recall rebuild`: drop the derived index and build it again from the host rows."""
+
+from __future__ import annotations
+
+import argparse
+
+from chat_recall.adapters.cli import database, options
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_database(parser)
+    options.add_quiet(parser)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    from chat_recall.adapters.cli.indexing import drain, summary
+    from chat_recall.adapters.cli.progress import reporter
+    from chat_recall.adapters.sqlite import admin
+
+    path, schema = database.path(arguments), database.schema(arguments)
+    admin.uninstall(path, schema)
+    admin.install(path, schema)
+    with database.open_recall(arguments) as recall:
+        report = drain(recall, reporter("rebuilding", quiet=arguments.quiet))
+    print("rebuilt: " + summary(report))
+    return 0

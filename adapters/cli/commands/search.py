@@ -1,0 +1,44 @@
+"""`chat-recall search`: search_chats from the terminal."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from chat_recall.adapters.cli import database, options, render
+
+# Tool argument -> the flag that sets it (error messages and hints name the flags).
+FLAGS = {"query": "QUERY", "limit": "--limit"}
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    from chat_recall.application.tools.search_chats import SearchChats
+
+    schema = SearchChats.definition.input_schema
+    query = schema["properties"]["query"]
+    options.add_database(parser)
+    options.add_app(parser)
+    options.add_current(parser)
+    options.add_tool_flag(parser, "--limit", schema, "limit", help_text="chats to return at most")
+    options.add_format(parser)
+    parser.add_argument(
+        "query",
+        metavar="QUERY",
+        help=(
+            f"{query['description']} ({query['minLength']}-{query['maxLength']} characters; "
+            "quote several words)"
+        ),
+    )
+
+
+def run(arguments: argparse.Namespace) -> int:
+    from chat_recall.application.tools.context import CallContext
+
+    fmt = render.resolve(arguments.format)
+    tool_arguments: dict[str, Any] = {"query": arguments.query}
+    if arguments.limit is not None:
+        tool_arguments["limit"] = arguments.limit
+    context = CallContext(arguments.app, arguments.current_chat, arguments.current_message)
+    with database.open_recall(arguments) as recall:
+        outcome = recall.call_tool("search_chats", context, tool_arguments)
+    return render.tool_outcome(outcome, fmt, render.search_text, FLAGS)

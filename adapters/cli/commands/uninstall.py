@@ -1,0 +1,26 @@
+"""`chat-recall uninstall`: remove every derived object; host tables are untouched."""
+
+from __future__ import annotations
+
+import argparse
+
+from chat_recall.adapters.cli import database, options
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_database(parser)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    from chat_recall.adapters.sqlite import admin
+
+    path = database.path(arguments)
+    report = admin.uninstall(path, database.schema(arguments))
+    if not report.dropped:
+        print(f"nothing to remove: chat-recall is not installed in {path}")
+    else:
+        print(
+            f"removed {len(report.dropped)} chat-recall objects (tables, triggers, indexes) "
+            f"in {report.seconds:.1f} s; host tables untouched"
+        )
+    return 0

@@ -1,0 +1,75 @@
+"""Run the indexer to the end in the foreground, with honest progress: the count is the
+messages processed so far, the total is that plus what is still pending (recounted
+every second, estimated in between), so the bar never passes 100% and an empty backlog
+shows no bar at all."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import attrs
+
+from chat_recall.adapters.cli.progress import Reporter
+from chat_recall.application.service import ChatRecall
+
+RECOUNT_SECONDS = 1.0
+
+
+@attrs.frozen
+class DrainReport:
+    indexed: int  # messages with searchable text, (re)written to the index
+    deleted: int  # messages without searchable text (or gone), removed from it
+    purged: int  # documents of deleted messages cleaned out of the index
+    batches: int
+    seconds: float
+    longest_batch_seconds: float
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return not (self.indexed or self.deleted or self.purged)
+
+
+def drain(
+    recall: ChatRecall, progress: Reporter, clock: Callable[[], float] = time.monotonic
+) -> DrainReport:
+    started = clock()
+    counted_at = started
+    pending = recall.dirty.backlog().messages
+    indexed = deleted = purged = batches = since_count = 0
+    longest = 0.0
+    try:
+        while True:
+            report = recall.indexer.run_batch()
+            batches += 1
+            indexed += report.indexed
+            deleted += report.deleted
+            purged += report.purged
+            since_count += report.indexed + report.deleted
+            longest = max(longest, report.duration_seconds)
+            now = clock()
+            if not report.did_work or now - counted_at >= RECOUNT_SECONDS:
+                backlog = recall.dirty.backlog()
+                if not report.did_work and backlog.is_empty:
+                    break
+                pending, since_count, counted_at = backlog.messages, 0, now
+            done = indexed + deleted
+            estimate = max(pending - since_count, 0)
+            progress.update(done, done + estimate, f"{done:,} messages")
+    finally:
+        progress.close()
+    return DrainReport(indexed, deleted, purged, batches, clock() - started, longest)
+
+
+def summary(report: DrainReport, verb: str = "indexed") -> str:
+    if report.nothing_to_do:
+        return "nothing to index: the index is up to date"
+    parts = [f"{verb} {report.indexed:,} messages"]
+    if report.deleted:
+        parts.append(f"{report.deleted:,} without searchable text")
+    if report.purged:
+        parts.append(f"{report.purged:,} deleted ones purged")
+    return (
+        ", ".join(parts)
+        + f" in {report.seconds:.1f} s (longest batch {report.longest_batch_seconds * 1000:.0f} ms)"
+    )

@@ -1,0 +1,142 @@
+"""Flags shared by several commands, each with help text that gives its range and
+default. Tool flags take their bounds and defaults from the tool's JSON Schema (the one
+definition the model sees too), so the CLI refuses out-of-range values as usage errors
+naming the flag."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+DB_VARIABLE = "CHAT_RECALL_DB"
+SCHEMA_VARIABLE = "CHAT_RECALL_SCHEMA"
+APP_VARIABLE = "CHAT_RECALL_APP"
+
+FORMATS = ("json", "pretty", "text")
+
+
+def _from_environment(name: str) -> str | None:
+    return os.environ.get(name) or None
+
+
+def add_database(parser: argparse.ArgumentParser, *, schema: bool = True) -> None:
+    default = _from_environment(DB_VARIABLE)
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        default=default,
+        required=default is None,
+        help=f"the SQLite database file (default: ${DB_VARIABLE})",
+    )
+    if schema:
+        parser.add_argument(
+            "--schema",
+            metavar="FILE",
+            default=_from_environment(SCHEMA_VARIABLE),
+            help=(
+                "JSON object of HostSchema fields naming the host's own tables and columns "
+                f"(default: ${SCHEMA_VARIABLE}, else the reference schema: chats, messages)"
+            ),
+        )
+
+
+class IntRange:
+    """An argparse type: an integer within [low, high] (high None: no upper bound)."""
+
+    def __init__(self, low: int | None, high: int | None) -> None:
+        self.low, self.high = low, high
+        self.__name__ = "integer"
+
+    def describe(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"{self.low}-{self.high}"
+        if self.low is not None:
+            return f"{self.low} or more"
+        return "any integer"
+
+    def __call__(self, text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if (self.low is not None and value < self.low) or (
+            self.high is not None and value > self.high
+        ):
+            raise argparse.ArgumentTypeError(f"must be an integer from {self.describe()}")
+        return value
+
+
+def add_app(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    default = _from_environment(APP_VARIABLE)
+    parser.add_argument(
+        "--app",
+        metavar="ID",
+        type=IntRange(None, None),
+        default=None if default is None else IntRange(None, None)(default),
+        required=required and default is None,
+        help=f"the app whose chats are searched and read (default: ${APP_VARIABLE})",
+    )
+
+
+def add_current(parser: argparse.ArgumentParser, *, message: bool = True) -> None:
+    parser.add_argument(
+        "--current-chat",
+        metavar="ID",
+        type=IntRange(1, None),
+        help="the chat the agent works in: left out of search results (default: none)",
+    )
+    if message:
+        parser.add_argument(
+            "--current-message",
+            metavar="ID",
+            type=IntRange(1, None),
+            help=(
+                "the in-flight message of --current-chat: reading that chat stops before "
+                "it (default: none)"
+            ),
+        )
+
+
+def add_tool_flag(
+    parser: argparse._ActionsContainer,
+    flag: str,
+    input_schema: dict[str, Any],
+    argument: str,
+    *,
+    help_text: str | None = None,
+) -> None:
+    """A flag for one tool argument: range, default and description from its schema."""
+    spec = input_schema["properties"][argument]
+    kind = IntRange(spec.get("minimum"), spec.get("maximum"))
+    default = f"default {spec['default']}" if "default" in spec else "default: none"
+    parser.add_argument(
+        flag,
+        dest=argument,
+        metavar="N",
+        type=kind,
+        help=f"{help_text or spec['description']} ({kind.describe()}, {default})",
+    )
+
+
+def add_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help=(
+            "json: compact JSON, as the agent gets it; pretty: indented JSON; text: a "
+            "listing for a person (default: text on a terminal, json otherwise)"
+        ),
+    )
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help=(
+            "no progress (default: a bar on a terminal, otherwise a line every 10 seconds "
+            "on standard error)"
+        ),
+    )

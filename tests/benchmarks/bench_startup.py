@@ -1,0 +1,141 @@
+"""Start-up time of the `chat-recall` command, as agents and scripts pay it on every call.
+
+Builds a small database (one app, a few chats) with the CLI itself, then runs each
+command many times as a fresh process and prints the median and p90 wall time, next to
+a bare `python -c pass` measured in the same run (the interpreter's own floor; the
+machine is shared and noisy, so compare ratios between runs). Uses `hyperfine` when it
+is installed, else a timing loop. Asserts nothing; the targets (issue 13) are about
+100 ms for `--help` and 150 ms for `search` on a small database.
+
+    python -m tests.benchmarks.bench_startup [--runs 40] [--json bench-results/startup.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HISTORY = [
+    {"type": "chat", "id": 1, "app_id": 1, "title": "Auth", "created_at": 1_700_000_000},
+    {"type": "chat", "id": 2, "app_id": 1, "title": "Billing", "created_at": 1_700_000_100},
+    *(
+        {
+            "type": "message",
+            "id": 10 + i,
+            "chat_id": 1 + i % 2,
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": f"message {i}: sessions in Postgres, JWT refresh, invoices and taxes",
+            "created_at": 1_700_000_200 + i,
+        }
+        for i in range(40)
+    ),
+]
+
+
+def command() -> list[str]:
+    """The installed console script next to this interpreter, else `python -m`."""
+    script = Path(sys.executable).parent / "chat-recall"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "chat_recall"]
+
+
+def prepare(directory: Path) -> Path:
+    path = directory / "small.db"
+    history = directory / "history.jsonl"
+    history.write_text("\n".join(json.dumps(line) for line in HISTORY) + "\n", encoding="utf-8")
+    for step in (["init"], ["import", str(history)], ["index"]):
+        subprocess.run(
+            [*command(), step[0], "--db", str(path), *step[1:]],
+            check=True,
+            capture_output=True,
+        )
+    return path
+
+
+def time_loop(argv: list[str], runs: int) -> list[float]:
+    for _ in range(3):  # warm the page cache
+        subprocess.run(argv, capture_output=True, check=False)
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, capture_output=True, check=False)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def time_hyperfine(argv: list[str], runs: int, directory: Path) -> list[float]:
+    export = directory / "hyperfine.json"
+    subprocess.run(
+        [
+            "hyperfine",
+            "--warmup",
+            "3",
+            "--runs",
+            str(runs),
+            "--shell=none",
+            "--ignore-failure",
+            "--export-json",
+            str(export),
+            subprocess.list2cmdline(argv),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    times: list[float] = json.loads(export.read_text())["results"][0]["times"]
+    return times
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40, help="runs per command (default 40)")
+    parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    arguments = parser.parse_args(argv)
+    use_hyperfine = shutil.which("hyperfine") is not None
+    rows = []
+    with tempfile.TemporaryDirectory() as name:
+        directory = Path(name)
+        database = str(prepare(directory))
+        cases = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "--help": [*command(), "--help"],
+            "--version": [*command(), "--version"],
+            "search": [*command(), "search", "--db", database, "--app", "1", "sessions"],
+            "read": [*command(), "read", "--db", database, "--app", "1", "--chat", "1"],
+            "status": [*command(), "status", "--db", database],
+        }
+        for label, case in cases.items():
+            samples = (
+                time_hyperfine(case, arguments.runs, directory)
+                if use_hyperfine
+                else time_loop(case, arguments.runs)
+            )
+            samples.sort()
+            rows.append(
+                {
+                    "command": label,
+                    "median_ms": statistics.median(samples) * 1000,
+                    "p90_ms": samples[int(0.9 * (len(samples) - 1))] * 1000,
+                    "runs": len(samples),
+                }
+            )
+    floor = rows[0]["median_ms"]
+    print(f"timer: {'hyperfine' if use_hyperfine else 'timing loop'}; command: {command()[0]}")
+    print(f"{'command':<16}{'median ms':>10}{'p90 ms':>10}{'x python':>10}")
+    for row in rows:
+        print(
+            f"{row['command']:<16}{row['median_ms']:>10.1f}{row['p90_ms']:>10.1f}"
+            f"{row['median_ms'] / floor:>10.1f}"
+        )
+    if arguments.json is not None:
+        arguments.json.parent.mkdir(parents=True, exist_ok=True)
+        arguments.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
