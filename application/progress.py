@@ -39,10 +39,6 @@ class IndexProgress:
             self._in_flight += Counter()  # drop zero counts
             self._condition.notify_all()
 
-    def in_flight(self, app_id: AppId) -> bool:
-        with self._condition:
-            return self._in_flight[app_id] > 0
-
     def wait_for(self, app_id: AppId, timeout: float) -> bool:
         """Wait at most `timeout` seconds until no batch for `app_id` is in flight.
         Returns True when none is."""

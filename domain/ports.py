@@ -40,10 +40,6 @@ class Telemetry(Protocol):
 
 
 class Clock(Protocol):
-    def now(self) -> float:
-        """Wall-clock time, Unix seconds."""
-        ...
-
     def monotonic(self) -> float:
         """A monotonic clock for budgets and durations, seconds."""
         ...

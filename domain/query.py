@@ -40,6 +40,10 @@ class FieldWeights:
     body: float = 1.0
 
 
+# How many of the best matches a search considers before grouping them into chats.
+DEFAULT_WINDOW = 200
+
+
 @attrs.frozen
 class ScopedQuery:
     """A match query within one app, optionally excluding one chat, over a bounded
@@ -48,5 +52,5 @@ class ScopedQuery:
     match: MatchQuery
     app_id: AppId
     exclude_chat_id: ChatId | None = None
-    window: int = 200
+    window: int = DEFAULT_WINDOW
     weights: FieldWeights = FieldWeights()

@@ -19,9 +19,6 @@ class SteppingClock:
     step: float
     ticks: float = 0.0
 
-    def now(self) -> float:
-        return 1_700_000_000.0
-
     def monotonic(self) -> float:
         self.ticks += self.step
         return self.ticks

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import re
 
+from chat_recall.domain.text.segment import valid_unicode
+
+__all__ = ["valid_unicode"]  # re-exported: projection code reads it from here
+
 _HORIZONTAL_RUN = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n{3,}")
 
 TRUNCATION_MARKER = " […] "
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def valid_unicode(text: str) -> str:
-    """Lone surrogates (which no UTF-8 output can carry) become U+FFFD."""
-    if text.isascii():  # O(1) in CPython: ASCII text holds no surrogate
-        return text
-    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def collapse_whitespace(text: str) -> str:

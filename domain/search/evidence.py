@@ -33,7 +33,7 @@ def rank_matches(
         matches.append(
             RankedMatch(
                 candidate,
-                adjust(candidate, plan.coverage(terms), policy, recency),
+                adjust(candidate, policy, recency),
                 terms,
                 body_excerpt,
                 body_evidence=bool(body_terms),

@@ -69,17 +69,6 @@ class QueryPlan:
             token for term in self.terms for phrase in term.alternatives for token in phrase
         )
 
-    def coverage(self, tokens: frozenset[str]) -> float:
-        """The share of query terms a document holds (any inflection counts)."""
-        if not self.terms:
-            return 0.0
-        covered = sum(
-            1
-            for term in self.terms
-            if any(all(token in tokens for token in phrase) for phrase in term.alternatives)
-        )
-        return covered / len(self.terms)
-
 
 def _inflections(stem: str) -> set[str]:
     if stem.endswith("e"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import attrs
 
 from chat_recall.domain.model import Candidate, ChatId
-from chat_recall.domain.query import FieldWeights
+from chat_recall.domain.query import DEFAULT_WINDOW, FieldWeights
 
 
 @attrs.frozen
@@ -15,12 +15,10 @@ class SearchPolicy:
     `default()` adds what the evaluation showed helps (see the search issue's note)."""
 
     weights: FieldWeights = FieldWeights()
-    window: int = 200
+    window: int = DEFAULT_WINDOW
     compaction_factor: float = 0.85  # score * factor: a summary ranks a little worse
     matches_per_chat: int = 2
     morphology: bool = True
-    # score * (1 + weight * share of query terms matched): measured, no effect; off.
-    coverage_weight: float = 0.0
     excerpt_chars: int = 220
     # A user message that matches brings the reply that follows it, ranked with it:
     # questions restate the query's words, answers hold the decision.
@@ -39,7 +37,7 @@ class SearchPolicy:
 
     @classmethod
     def design_baseline(cls) -> SearchPolicy:
-        return cls(morphology=False, coverage_weight=0.0, answer_evidence=False, recency_weight=0.0)
+        return cls(morphology=False, answer_evidence=False, recency_weight=0.0)
 
 
 @attrs.frozen
@@ -90,15 +88,10 @@ class ChatGroup:
 
 
 def adjust(
-    candidate: Candidate,
-    coverage: float,
-    policy: SearchPolicy,
-    recency: RecencyScale = RecencyScale(),
+    candidate: Candidate, policy: SearchPolicy, recency: RecencyScale = RecencyScale()
 ) -> float:
-    """The candidate's score after the coverage and recency boosts and the compaction
-    penalty."""
-    score = candidate.score * (1.0 + policy.coverage_weight * coverage)
-    score *= 1.0 + policy.recency_weight * recency.fraction(candidate.created_at)
+    """The candidate's score after the recency boost and the compaction penalty."""
+    score = candidate.score * (1.0 + policy.recency_weight * recency.fraction(candidate.created_at))
     if candidate.is_compaction_summary:
         score *= policy.compaction_factor
     return score
@@ -148,18 +141,17 @@ def shortlist(
     limit: int,
     recency: RecencyScale = RecencyScale(),
 ) -> list[Candidate]:
-    """The candidates worth reading text for: those of the best chats by text-free
-    adjusted score (twice `limit` chats when a coverage boost may reorder them), at most
-    PER_CHAT_SHORTLIST per chat. Text work then scales with the output, not the window."""
+    """The candidates worth reading text for: those of the best `limit` chats by
+    text-free adjusted score, at most PER_CHAT_SHORTLIST per chat. Text work then scales
+    with the output, not the window."""
     ordered = sorted(
-        candidates, key=lambda c: (-adjust(c, 0.0, policy, recency), -c.created_at, c.message_id)
+        candidates, key=lambda c: (-adjust(c, policy, recency), -c.created_at, c.message_id)
     )
-    chats = limit * 2 if policy.coverage_weight else limit
     per_chat: dict[ChatId, int] = {}
     chosen = []
     for candidate in ordered:
         taken = per_chat.get(candidate.chat_id)
-        if taken is None and len(per_chat) >= chats:
+        if taken is None and len(per_chat) >= limit:
             continue
         if taken is not None and taken >= PER_CHAT_SHORTLIST:
             continue

@@ -38,13 +38,18 @@ def _has_ascii_control(text: str) -> bool:
     return len(data.translate(None, _ASCII_CONTROLS)) != len(data)
 
 
+def valid_unicode(text: str) -> str:
+    """Lone surrogates (which no UTF-8 output can carry) become U+FFFD."""
+    if text.isascii():  # O(1) in CPython: ASCII text holds no surrogate
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def sanitize(text: str) -> str:
     """Text safe to store and tokenise identically everywhere."""
     if text.isascii():  # O(1) in CPython: no surrogate, segment mark or unspaced script
         return _CONTROL.sub(" ", text) if _has_ascii_control(text) else text
-    text = _CONTROL.sub(" ", text)
-    text = _SURROGATE.sub("\ufffd", text)
-    return text.replace(SEGMENT_MARK, "")
+    return valid_unicode(_CONTROL.sub(" ", text)).replace(SEGMENT_MARK, "")
 
 
 def index_text(text: str) -> str:

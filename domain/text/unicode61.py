@@ -56,11 +56,6 @@ def find_tokens(text: str, tokens: frozenset[str]) -> list[tuple[int, int, str]]
     return [(match.start(), match.end(), match.group()) for match in pattern.finditer(folded)]
 
 
-def token_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every run of token characters (before folding)."""
-    return [match.span() for match in _TOKEN_RUN.finditer(text)]
-
-
 def tokenize(text: str) -> list[str]:
     """The tokens FTS5 would index for `text`, in order."""
     tokens = []
