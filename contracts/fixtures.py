@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import pytest
+try:
+    import pytest
+except ImportError as error:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        "the chat_recall.contracts suites run under pytest: pip install 'chat-recall[testing]'"
+    ) from error
 
 from chat_recall.contracts.harness import StorageHarness
 from chat_recall.domain.messages import Role

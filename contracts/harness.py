@@ -41,6 +41,10 @@ class StorageHarness:
 
     open: Callable[[], ChatRecall]
     capabilities: Capabilities = Capabilities()
+    # Everything the adapter stores, as one comparable value (e.g. a dump of the
+    # database): lets `ToolsNeverWriteContract` prove that no byte changed. Without it
+    # the contract compares what the ports can observe.
+    storage_state: Callable[[], object] | None = None
     _opened: list[ChatRecall] = attrs.field(init=False, factory=list)
 
     def recall(self) -> ChatRecall:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
+import attrs
 import pytest
 
 from chat_recall.adapters import bootstrap
@@ -16,7 +18,15 @@ def sqlite_harness(path: Path) -> StorageHarness:
     def open_recall() -> ChatRecall:
         return bootstrap.sqlite(path, create_host_schema=True)
 
-    return StorageHarness(open_recall)
+    def dump() -> object:
+        """Every row of every table, chat-recall's and the host's, as SQL text."""
+        connection = sqlite3.connect(path)
+        try:
+            return list(connection.iterdump())
+        finally:
+            connection.close()
+
+    return StorageHarness(open_recall, storage_state=dump)
 
 
 def memory_harness() -> StorageHarness:
@@ -25,7 +35,11 @@ def memory_harness() -> StorageHarness:
     def open_recall() -> ChatRecall:
         return bootstrap.in_memory(database=database)
 
-    return StorageHarness(open_recall)
+    def state() -> object:
+        with database.lock:
+            return repr(attrs.asdict(database, filter=lambda field, _: field.name != "lock"))
+
+    return StorageHarness(open_recall, storage_state=state)
 
 
 @pytest.fixture

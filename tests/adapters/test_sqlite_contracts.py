@@ -1,4 +1,4 @@
-"""The SQLite FTS5 adapter opts into every contract suite."""
+"""The SQLite FTS5 adapter opts into every contract suite with one class."""
 
 from __future__ import annotations
 
@@ -6,31 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from chat_recall.contracts.dirty_queue import DirtyQueueContract
+from chat_recall.contracts.all import SUITES, StorageContracts
 from chat_recall.contracts.harness import StorageHarness
-from chat_recall.contracts.index_store import IndexStoreContract
-from chat_recall.contracts.indexer import IndexerContract
-from chat_recall.contracts.message_repo import MessageRepoContract
 from tests.adapters.conftest import sqlite_harness
 
 
-class SqliteHarness:
+class TestSqliteAdapter(StorageContracts):
     @pytest.fixture
     def harness(self, sqlite_path: Path) -> StorageHarness:
         return sqlite_harness(sqlite_path)
 
 
-class TestSqliteMessageRepo(SqliteHarness, MessageRepoContract):
-    pass
-
-
-class TestSqliteDirtyQueue(SqliteHarness, DirtyQueueContract):
-    pass
-
-
-class TestSqliteIndexStore(SqliteHarness, IndexStoreContract):
-    pass
-
-
-class TestSqliteIndexer(SqliteHarness, IndexerContract):
-    pass
+def test_the_suites_test_names_are_distinct() -> None:
+    names = [name for suite in SUITES for name in vars(suite) if name.startswith("test_")]
+    assert len(names) == len(set(names))
