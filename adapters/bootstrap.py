@@ -32,6 +32,7 @@ from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
 from chat_recall.adapters.system_clock import SystemClock
 from chat_recall.adapters.telemetry import NullTelemetry
+from chat_recall.application.health import IndexHealth
 from chat_recall.application.indexer import Indexer, IndexerSettings
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.service import ChatRecall
@@ -79,6 +80,7 @@ def _container(
     container.register(Telemetry, NullTelemetry, scope=punq.Scope.singleton)
     container.register(Clock, SystemClock, scope=punq.Scope.singleton)
     container.register(IndexProgress, scope=punq.Scope.singleton)
+    container.register(IndexHealth, scope=punq.Scope.singleton)
     container.register(SearchPolicy, instance=SearchPolicy.default())
     for tool in TOOLS:
         container.register(tool, scope=punq.Scope.singleton)

@@ -13,13 +13,23 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from functools import partial
 
 import attrs
 
-from chat_recall.application.progress import IndexerState, IndexProgress
-from chat_recall.domain.errors import ChatRecallError
-from chat_recall.domain.indexing import BatchSizing, index_stamp, plan_batch
+from chat_recall.application.health import IndexHealth, error_kind
+from chat_recall.application.progress import IndexProgress
+from chat_recall.domain.errors import SYSTEMIC_ERRORS
+from chat_recall.domain.indexing import (
+    BatchSizing,
+    RetryBackoff,
+    index_stamp,
+    plan_batch,
+    refuse,
+    split_batch,
+)
+from chat_recall.domain.model import IndexBatch, MessageId, MessageMarker, SourceRow
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
@@ -29,16 +39,21 @@ from chat_recall.domain.ports import (
     Telemetry,
 )
 from chat_recall.domain.projection import MarkupPolicy
-from chat_recall.domain.telemetry import IndexBatchEvent, RowsQuarantinedEvent
+from chat_recall.domain.telemetry import IndexBatchEvent, IndexFailureEvent, RowsQuarantinedEvent
 
 log = logging.getLogger("chat_recall.indexer")
 
 BACKLOG_RECOUNT = 100
+# A bisection that finds this many rows failing alone before any part of the batch was
+# written gives up: the failure is not about one row (and costs a few dozen short
+# transactions per retry at most, instead of one per row).
+ISOLATION_GIVE_UP = 4
 
 
 @attrs.frozen
 class IndexerSettings:
     sizing: BatchSizing = BatchSizing()
+    backoff: RetryBackoff = RetryBackoff()
     chats_per_batch: int = 8
     pause_between_batches_seconds: float = 0.001
     poll_interval_seconds: float = 30.0
@@ -83,6 +98,7 @@ class Indexer:
     settings: IndexerSettings
     progress: IndexProgress
     telemetry: Telemetry
+    health: IndexHealth
     _batch_size: int = attrs.field(init=False, default=0)
     # Telemetry's backlog figure: counted exactly at start and every BACKLOG_RECOUNT
     # batches, estimated in between (an exact count scans the marker table).
@@ -97,7 +113,7 @@ class Indexer:
     _stopping: threading.Event = attrs.field(init=False, factory=threading.Event)
     _idle: threading.Event = attrs.field(init=False, factory=threading.Event)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
-    last_error: ChatRecallError | None = attrs.field(init=False, default=None)
+    _retry_in: float = attrs.field(init=False, default=0.0)
 
     def __attrs_post_init__(self) -> None:
         self._batch_size = self.settings.sizing.initial
@@ -119,68 +135,166 @@ class Indexer:
 
     def run_batch(self) -> BatchReport:
         """One bounded batch: expand a few dirty chats, index up to the current batch
-        size of dirty messages in one unit of work, then one maintenance step."""
-        with self._lock:
-            if not self._prepared:
-                self.prepare()
-            started = self.clock.monotonic()
-            expanded = 0
-            for marker in self.dirty.pending_chats(self.settings.chats_per_batch):
-                self.dirty.expand_chat(marker)
-                expanded += 1
-            size = self._batch_size
-            markers = self.dirty.pending_messages(size)
-            rows = {row.message.id: row for row in self.repo.source_rows([m.id for m in markers])}
-            projecting = self.clock.monotonic()
-            batch = plan_batch(markers, rows, self.policy)
-            projection = self.clock.monotonic() - projecting
-            apps = {document.app_id for document in batch.upserts}
-            if markers:
-                self.progress.begin(apps)
-                try:
-                    with self.unit_of_work.transaction() as writer:
-                        writer.remove(batch.deletes)
-                        writer.put(batch.upserts)
-                        writer.quarantine(batch.quarantined)
-                        writer.clear(batch.cleared)
-                finally:
-                    self.progress.end(apps)
-            duration = self.clock.monotonic() - started
-            self._batch_size = self.settings.sizing.next_size(
-                size, duration, full=len(markers) == size
+        size of dirty messages in one unit of work, then one maintenance step.
+
+        A failure is recorded in `health` and raised. A row that fails the batch on
+        its own (a poison row) is isolated and quarantined, and the rest is written:
+        see `_load` and `_write`."""
+        try:
+            with self._lock:
+                report = self._run_batch()
+        except Exception as error:
+            self._retry_in = self.health.failed(error, self.settings.backoff)
+            self.telemetry.emit(
+                IndexFailureEvent(error_kind=error_kind(error), retry_in_seconds=self._retry_in)
             )
-            maintaining = self.clock.monotonic()
-            maintenance = self.index.maintain()
-            maintenance_seconds = self.clock.monotonic() - maintaining
-            report = BatchReport(
-                indexed=len(batch.upserts),
-                deleted=len(batch.deletes),
-                purged=maintenance.reclaimed,
-                chats_expanded=expanded,
-                duration_seconds=duration,
-                batch_size=size,
-                projection_seconds=projection,
-                maintenance_seconds=maintenance_seconds,
-                quarantined=len(batch.quarantined),
-            )
-            if report.did_work:
-                self.telemetry.emit(
-                    IndexBatchEvent(
-                        duration_ms=duration * 1000,
-                        batch_size=size,
-                        indexed=report.indexed,
-                        deleted=report.deleted,
-                        purged=report.purged,
-                        backlog_messages=self._backlog_after(len(markers)),
-                        quarantined=report.quarantined,
-                    )
+            raise
+        self.health.succeeded()
+        return report
+
+    def _run_batch(self) -> BatchReport:
+        if not self._prepared:
+            self.prepare()
+        started = self.clock.monotonic()
+        expanded = 0
+        for marker in self.dirty.pending_chats(self.settings.chats_per_batch):
+            self.dirty.expand_chat(marker)
+            expanded += 1
+        size = self._batch_size
+        markers = self.dirty.pending_messages(size)
+        rows, unreadable = self._load(markers)
+        projecting = self.clock.monotonic()
+        batch = plan_batch(markers, rows, self.policy, unreadable)
+        projection = self.clock.monotonic() - projecting
+        apps = {document.app_id for document in batch.upserts}
+        if markers:
+            self.progress.begin(apps)
+            try:
+                batch = self._write(batch)
+            finally:
+                self.progress.end(apps)
+        duration = self.clock.monotonic() - started
+        self._batch_size = self.settings.sizing.next_size(size, duration, full=len(markers) == size)
+        maintaining = self.clock.monotonic()
+        maintenance = self.index.maintain()
+        maintenance_seconds = self.clock.monotonic() - maintaining
+        report = BatchReport(
+            indexed=len(batch.upserts),
+            deleted=len(batch.deletes),
+            purged=maintenance.reclaimed,
+            chats_expanded=expanded,
+            duration_seconds=duration,
+            batch_size=size,
+            projection_seconds=projection,
+            maintenance_seconds=maintenance_seconds,
+            quarantined=len(batch.quarantined),
+        )
+        if report.did_work:
+            self.telemetry.emit(
+                IndexBatchEvent(
+                    duration_ms=duration * 1000,
+                    batch_size=size,
+                    indexed=report.indexed,
+                    deleted=report.deleted,
+                    purged=report.purged,
+                    backlog_messages=self._backlog_after(len(markers)),
+                    quarantined=report.quarantined,
                 )
-            for reason, count in sorted(
-                Counter(row.reason.value for row in batch.quarantined).items()
-            ):
-                log.warning("indexer: %d row(s) quarantined: %s", count, reason)
-                self.telemetry.emit(RowsQuarantinedEvent(reason=reason, count=count))
-            return report
+            )
+        for reason, count in sorted(Counter(row.reason.value for row in batch.quarantined).items()):
+            log.warning("indexer: %d row(s) quarantined: %s", count, reason)
+            self.telemetry.emit(RowsQuarantinedEvent(reason=reason, count=count))
+        return report
+
+    def _load(
+        self, markers: Sequence[MessageMarker]
+    ) -> tuple[dict[MessageId, SourceRow], set[MessageId]]:
+        """The source rows of the markers. If loading them together fails for a reason
+        that is not systemic, each is loaded alone: the ones that still fail are
+        returned as unreadable (to be quarantined), unless every one fails (then the
+        failure is not about a row, and it is raised)."""
+        ids = [marker.id for marker in markers]
+        try:
+            return {row.message.id: row for row in self.repo.source_rows(ids)}, set()
+        except SYSTEMIC_ERRORS:
+            raise
+        except Exception:
+            if len(ids) <= 1:
+                raise
+            log.warning("indexer: loading %d rows failed; loading them one by one", len(ids))
+        rows: dict[MessageId, SourceRow] = {}
+        unreadable: set[MessageId] = set()
+        failure: Exception | None = None
+        for message_id in ids:
+            try:
+                rows.update((row.message.id, row) for row in self.repo.source_rows([message_id]))
+            except SYSTEMIC_ERRORS:
+                raise
+            except Exception as error:
+                unreadable.add(message_id)
+                failure = error
+        if failure is not None and len(unreadable) == len(ids):
+            raise failure
+        return rows, unreadable
+
+    def _commit(self, batch: IndexBatch) -> None:
+        with self.unit_of_work.transaction() as writer:
+            writer.remove(batch.deletes)
+            writer.put(batch.upserts)
+            writer.quarantine(batch.quarantined)
+            writer.clear(batch.cleared)
+
+    def _write(self, batch: IndexBatch) -> IndexBatch:
+        """Write the batch in one unit of work. If that fails for a reason that is not
+        systemic, bisect it: halves are written separately, and a single marker whose
+        write still fails is quarantined (`indexing_failed`), provided some other part
+        of the batch was written (otherwise the failure is not about one row, and it is
+        raised). Returns what was written."""
+        try:
+            self._commit(batch)
+            return batch
+        except SYSTEMIC_ERRORS:
+            raise
+        except Exception as error:
+            if len(batch.cleared) <= 1:
+                raise
+            log.warning(
+                "indexer: a batch of %d failed (%s); isolating the row that fails it",
+                len(batch.cleared),
+                error_kind(error),
+            )
+            first_failure = error
+        written: list[IndexBatch] = []
+        refused: list[IndexBatch] = []
+        pending = list(split_batch(batch))
+        while pending:
+            part = pending.pop()
+            if not part.cleared:
+                continue
+            try:
+                self._commit(part)
+                written.append(part)
+            except SYSTEMIC_ERRORS:
+                raise
+            except Exception:
+                if len(part.cleared) == 1:
+                    refused.append(part)
+                else:
+                    pending.extend(split_batch(part))
+            if not written and len(refused) >= ISOLATION_GIVE_UP:
+                raise first_failure  # row after row fails alone: not a poison row
+        if not written:
+            raise first_failure
+        for part in refused:
+            quarantine = refuse(part)
+            self._commit(quarantine)
+            written.append(quarantine)
+        return IndexBatch(
+            upserts=tuple(d for part in written for d in part.upserts),
+            deletes=tuple(m for part in written for m in part.deletes),
+            cleared=tuple(m for part in written for m in part.cleared),
+            quarantined=tuple(r for part in written for r in part.quarantined),
+        )
 
     def _backlog_after(self, processed: int) -> int:
         self._batches_since_count += 1
@@ -213,12 +327,15 @@ class Indexer:
     # -- the background worker ------------------------------------------------------------
 
     def start(self) -> None:
-        """Run a background worker thread (its adapters use their own connection)."""
+        """Run a background worker thread (its adapters use their own connection).
+        Nothing runs when the storage is read-only here (`health` says so)."""
         if self._thread is not None and self._thread.is_alive():
             return
+        if not self.health.snapshot().can_advance:
+            return
+        self.health.started()
         self._stopping.clear()
         self._idle.clear()
-        self.progress.indexer = IndexerState.RUNNING
         self._thread = threading.Thread(target=self._work, name="chat-recall-indexer", daemon=True)
         self._thread.start()
 
@@ -243,8 +360,6 @@ class Indexer:
         if thread is None:
             return True
         thread.join(timeout)
-        if self.progress.indexer is not IndexerState.ELSEWHERE:
-            self.progress.indexer = IndexerState.STOPPED
         return not thread.is_alive()
 
     @property
@@ -252,18 +367,32 @@ class Indexer:
         return self._thread is not None and self._thread.is_alive()
 
     def _work(self) -> None:
+        """The worker never dies silently: any failure of a batch is recorded in
+        `health` (stalled, with the error kind), logged, and retried after a backoff
+        that grows with consecutive failures (host writes do not cut it short)."""
+        self.health.started()
+        try:
+            self._loop()
+        finally:
+            self.health.stopped()
+
+    def _loop(self) -> None:
         while not self._stopping.is_set():
             with self._signal:
                 seen = self._notified
             try:
                 report = self.run_batch()
-                self.last_error = None
-                self.progress.indexer = IndexerState.RUNNING
-            except ChatRecallError as error:
-                log.warning("indexer batch failed: %s", error)
-                self.last_error = error
-                self.progress.indexer = IndexerState.FAILING
-                report = BatchReport()
+            except Exception as error:
+                delay = self._retry_in
+                log.warning(
+                    "indexer: batch failed (%s: %s); retrying in %.1f s",
+                    error_kind(error),
+                    type(error).__name__,
+                    delay,
+                    exc_info=True,
+                )
+                self._stopping.wait(delay)
+                continue
             if report.did_work:
                 self._stopping.wait(self.settings.pause_between_batches_seconds)
                 continue

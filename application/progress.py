@@ -1,10 +1,9 @@
 """Per-app progress of the indexer, so a search can wait a short, bounded time for a
-batch in flight without writing anything itself, and say truthfully whether anything
-is advancing the index."""
+batch in flight without writing anything itself (whether anything advances the index
+is `application.health.IndexHealth`)."""
 
 from __future__ import annotations
 
-import enum
 import threading
 from collections import Counter
 from collections.abc import Iterable
@@ -14,18 +13,8 @@ import attrs
 from chat_recall.domain.model import AppId
 
 
-class IndexerState(enum.Enum):
-    """Whether anything advances the index, as far as this process knows."""
-
-    RUNNING = "running"  # this process's background indexer works through the backlog
-    FAILING = "failing"  # it runs, but its last batch failed; it keeps retrying
-    ELSEWHERE = "elsewhere"  # the deployment declared that another process indexes
-    STOPPED = "stopped"  # nothing here advances it (start() it, or run chat-recall index)
-
-
 @attrs.define
 class IndexProgress:
-    indexer: IndexerState = attrs.field(default=IndexerState.STOPPED, init=False)
     _condition: threading.Condition = attrs.field(factory=threading.Condition, init=False)
     _in_flight: Counter[AppId] = attrs.field(factory=Counter, init=False)
 

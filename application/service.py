@@ -8,13 +8,14 @@ from types import TracebackType
 
 import attrs
 
+from chat_recall.application.health import IndexHealth
 from chat_recall.application.indexer import Indexer
-from chat_recall.application.progress import IndexerState, IndexProgress
+from chat_recall.application.progress import IndexProgress
 from chat_recall.application.tools.context import AgentMode, CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
-from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.application.tools.search_chats import SearchChats, index_state
 from chat_recall.domain.model import AppId, ChatId
 from chat_recall.domain.ports import (
     Clock,
@@ -30,12 +31,15 @@ from chat_recall.domain.projection import MarkupPolicy
 @attrs.frozen
 class IndexStatus:
     """`ready` when nothing of the app (outside the current chat) awaits indexing;
-    `indexer` says what advances the pending messages (an `IndexerState` value)."""
+    `indexing`, or `stalled` when this process's indexer keeps failing or cannot write
+    (then `note` says why, as search_chats tells the model). `indexer` says what
+    advances the pending messages (an `IndexerState` value)."""
 
     state: str
     pending: int
     documents: int
     indexer: str = "stopped"
+    note: str | None = None
 
 
 @attrs.define
@@ -51,6 +55,7 @@ class ChatRecall:
     clock: Clock
     policy: MarkupPolicy
     progress: IndexProgress
+    health: IndexHealth
     indexer: Indexer
     host: HostWriter
     registry: ToolRegistry
@@ -91,9 +96,9 @@ class ChatRecall:
     def status(self, app_id: AppId, current_chat_id: ChatId | None = None) -> IndexStatus:
         pending = self.dirty.pending_in_app(app_id, current_chat_id)
         documents = self.index.stats(app_id).documents
-        return IndexStatus(
-            "indexing" if pending else "ready", pending, documents, self.progress.indexer.value
-        )
+        health = self.health.snapshot()
+        state, note = index_state(pending, health)
+        return IndexStatus(state, pending, documents, health.state.value, note)
 
     def start(self) -> None:
         """Run the background indexer (its own connection); `notify()` after writes."""
@@ -105,7 +110,7 @@ class ChatRecall:
     def indexed_elsewhere(self) -> None:
         """Declare that another process runs the indexer for this database (a host's
         own worker), so `index_status` says the pending messages are being advanced."""
-        self.progress.indexer = IndexerState.ELSEWHERE
+        self.health.elsewhere()
 
     def notify(self) -> None:
         """Tell the background indexer that the host wrote chats or messages."""
@@ -116,6 +121,8 @@ class ChatRecall:
         background indexer running this waits for it; otherwise the batches run in the
         calling thread. Returns True when the index has caught up."""
         deadline = self.clock.monotonic() + timeout
+        if not self.health.snapshot().can_advance:
+            return self.dirty.backlog().is_empty
         if self.indexer.running:
             self.indexer.notify()
             return self.indexer.wait_until_idle(timeout) and self.dirty.backlog().is_empty

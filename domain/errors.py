@@ -44,3 +44,28 @@ class StorageError(ChatRecallError):
     """Any other failure of the storage driver."""
 
     kind = "storage_error"
+
+
+class StorageBusy(StorageError):
+    """Another connection holds the lock longer than the busy timeout: nothing is
+    wrong with the data; the operation is retried later."""
+
+    kind = "storage_busy"
+
+
+class StorageDamaged(StorageError):
+    """The storage reports damaged data (a corrupt page or index structure). The
+    derived index can be dropped and rebuilt (`chat-recall rebuild`); the host's own
+    tables are never touched by chat-recall."""
+
+    kind = "storage_damaged"
+
+
+# Failures that are not about any one row: an indexer batch that fails with one of
+# these is retried whole, later, never split to find a poison row.
+SYSTEMIC_ERRORS: tuple[type[ChatRecallError], ...] = (
+    StorageBusy,
+    StorageDamaged,
+    IndexUnavailable,
+    SchemaMismatch,
+)

@@ -55,6 +55,7 @@ class UnreadableReason(enum.Enum):
     TITLE_NOT_UTF8 = "title_not_utf8"
     TITLE_NOT_TEXT = "title_not_text"
     PROJECTION_FAILED = "projection_failed"
+    READ_FAILED = "read_failed"
     INDEXING_FAILED = "indexing_failed"
 
     @property
@@ -71,6 +72,7 @@ _DESCRIPTIONS = {
     UnreadableReason.TITLE_NOT_UTF8: "its chat title is not valid UTF-8",
     UnreadableReason.TITLE_NOT_TEXT: "its chat title is stored as a number or blob",
     UnreadableReason.PROJECTION_FAILED: "its text could not be projected",
+    UnreadableReason.READ_FAILED: "its row could not be loaded",
     UnreadableReason.INDEXING_FAILED: "the index refused it",
 }
 

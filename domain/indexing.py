@@ -4,7 +4,7 @@ built."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import attrs
 
@@ -59,22 +59,29 @@ def build_document(row: SourceRow, policy: MarkupPolicy) -> IndexDocument | None
 
 
 def plan_batch(
-    markers: Sequence[MessageMarker], rows: Mapping[MessageId, SourceRow], policy: MarkupPolicy
+    markers: Sequence[MessageMarker],
+    rows: Mapping[MessageId, SourceRow],
+    policy: MarkupPolicy,
+    failed_to_load: Collection[MessageId] = (),
 ) -> IndexBatch:
     """What one indexer batch writes: a document for every marked message whose source
     row projects to something, a removal for the rest (gone, or nothing searchable),
-    a quarantine entry for a row that cannot be read or projected (one odd row never
-    fails the batch), and every marker read cleared."""
+    a quarantine entry for a row that cannot be read or projected, or whose row alone
+    failed to load (`failed_to_load`): one odd row never fails the batch. Every marker read
+    is cleared."""
     upserts: list[IndexDocument] = []
     deletes: list[MessageId] = []
     quarantined: list[QuarantinedRow] = []
     for marker in markers:
+        if marker.id in failed_to_load:
+            quarantined.append(QuarantinedRow(marker.id, None, None, UnreadableReason.READ_FAILED))
+            continue
         row = rows.get(marker.id)
         try:
             document = None if row is None else build_document(row, policy)
-        except Unreadable as unreadable:
+        except Unreadable as problem:
             assert row is not None
-            quarantined.append(set_aside(row, unreadable.reason))
+            quarantined.append(set_aside(row, problem.reason))
             continue
         except Exception:  # a projection bug: this row waits, the others are indexed
             assert row is not None
@@ -89,6 +96,35 @@ def plan_batch(
 
 def set_aside(row: SourceRow, reason: UnreadableReason) -> QuarantinedRow:
     return QuarantinedRow(row.message.id, row.app_id, row.message.chat_id, reason)
+
+
+def split_batch(batch: IndexBatch) -> tuple[IndexBatch, IndexBatch]:
+    """Two halves of a batch by its markers, each with its own writes: a batch whose
+    write fails is bisected to find the row that fails it."""
+    half = len(batch.cleared) // 2
+    return _part(batch, batch.cleared[:half]), _part(batch, batch.cleared[half:])
+
+
+def refuse(batch: IndexBatch) -> IndexBatch:
+    """A one-marker batch whose write failed on its own, as a quarantine entry instead
+    (`indexing_failed`): the marker is cleared, the row waits for a retry."""
+    (marker,) = batch.cleared
+    where = [(d.app_id, d.chat_id) for d in batch.upserts] + [
+        (row.app_id, row.chat_id) for row in batch.quarantined
+    ]
+    app_id, chat_id = where[0] if where else (None, None)
+    row = QuarantinedRow(marker.id, app_id, chat_id, UnreadableReason.INDEXING_FAILED)
+    return IndexBatch(cleared=(marker,), quarantined=(row,))
+
+
+def _part(batch: IndexBatch, markers: Sequence[MessageMarker]) -> IndexBatch:
+    ids = {marker.id for marker in markers}
+    return IndexBatch(
+        upserts=tuple(d for d in batch.upserts if d.message_id in ids),
+        deletes=tuple(m for m in batch.deletes if m in ids),
+        cleared=tuple(markers),
+        quarantined=tuple(row for row in batch.quarantined if row.message_id in ids),
+    )
 
 
 @attrs.frozen
@@ -108,3 +144,17 @@ class BatchSizing:
         if full and duration_seconds < self.budget_seconds / 2:
             return min(self.maximum, size * 2)
         return size
+
+
+@attrs.frozen
+class RetryBackoff:
+    """The pause before retrying after consecutive failed batches: `first_seconds`,
+    doubled per further failure, at most `max_seconds`."""
+
+    first_seconds: float = 0.5
+    max_seconds: float = 60.0
+
+    def delay(self, failures: int) -> float:
+        if failures <= 0:
+            return 0.0
+        return min(self.max_seconds, self.first_seconds * 2.0 ** min(failures - 1, 32))

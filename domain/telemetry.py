@@ -37,4 +37,12 @@ class RowsQuarantinedEvent:
     count: int
 
 
-TelemetryEvent = ToolCallEvent | IndexBatchEvent | RowsQuarantinedEvent
+@attrs.frozen
+class IndexFailureEvent:
+    """An indexer batch failed: the error kind, and the pause before it is retried."""
+
+    error_kind: str
+    retry_in_seconds: float
+
+
+TelemetryEvent = ToolCallEvent | IndexBatchEvent | RowsQuarantinedEvent | IndexFailureEvent

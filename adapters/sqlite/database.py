@@ -18,7 +18,14 @@ import attrs
 
 from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.domain.errors import IndexUnavailable, InvalidArguments, StorageError
+from chat_recall.domain.errors import (
+    ChatRecallError,
+    IndexUnavailable,
+    InvalidArguments,
+    StorageBusy,
+    StorageDamaged,
+    StorageError,
+)
 
 BUSY_TIMEOUT_MS = 5_000
 
@@ -148,16 +155,36 @@ class SqliteDatabase:
         self._local = threading.local()
 
 
+# SQLite primary result codes (the low byte of an extended code).
+SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 5, 6, 8
+SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 14, 26
+
+
 @contextlib.contextmanager
 def translate_errors() -> Iterator[None]:
     try:
         yield
-    except sqlite3.OperationalError as error:
-        message = str(error)
-        if "no such table" in message or "no such module" in message:
-            raise IndexUnavailable(f"the derived index is not usable: {message}") from error
-        raise StorageError(message) from error
     except sqlite3.Error as error:
-        raise StorageError(str(error)) from error
+        raise translate(error) from error
     except OverflowError as error:  # a bound id beyond SQLite's 64-bit INTEGER
         raise InvalidArguments("an id is outside the 64-bit integer range") from error
+
+
+def translate(error: sqlite3.Error) -> ChatRecallError:
+    """The port error for a driver error, by SQLite's result code."""
+    message = str(error)
+    code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in (SQLITE_BUSY, SQLITE_LOCKED):
+        return StorageBusy(message)
+    if code in (SQLITE_CORRUPT, SQLITE_NOTADB) or "vtable constructor failed" in message:
+        return StorageDamaged(
+            f"{message}: the database reports damaged data; `chat-recall rebuild` drops "
+            "and rebuilds chat-recall's own tables (the host's tables are never touched)"
+        )
+    if code == SQLITE_READONLY:
+        return IndexUnavailable(f"the database is read-only here: {message}")
+    if code == SQLITE_CANTOPEN:
+        return IndexUnavailable(f"cannot open the database: {message}")
+    if "no such table" in message or "no such module" in message:
+        return IndexUnavailable(f"the derived index is not usable: {message}")
+    return StorageError(message)

@@ -15,6 +15,7 @@ import attrs
 
 from chat_recall.application.cards import CardBuilder
 from chat_recall.application.conversion import omit_when_default
+from chat_recall.application.health import IndexerHealth, IndexHealth
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.tools.arguments import integer, parse_arguments, text
 from chat_recall.application.tools.context import CallContext
@@ -34,6 +35,14 @@ from chat_recall.domain.text.segment import sanitize
 OUTPUT_BUDGET_BYTES = 12 * 1024
 DEFAULT_WAIT_SECONDS = 0.25
 TITLE_CHARS = 200
+READ_ONLY_NOTE = (
+    "The database is read-only for this process, so the search index cannot be advanced "
+    "here: messages written since it was last indexed are not found."
+)
+STALLED_NOTE = (
+    "Indexing has stopped after an error ({kind}) and is retried with backoff: the "
+    "newest messages may be missing from these results."
+)
 
 DESCRIPTION = (
     "Search this app's earlier chats for past decisions, requirements, failures and "
@@ -85,8 +94,9 @@ class CoverageOut:
     indexed_messages: int
     pending_messages: int
     # What advances the pending messages: "running" (this process's indexer), "failing"
-    # (it runs but its last batch failed), "elsewhere" (another process indexes) or
-    # "stopped" (nothing does until an indexer runs).
+    # (it runs but its last batches failed; it retries with backoff), "elsewhere"
+    # (another process indexes), "stopped" (nothing does until an indexer runs) or
+    # "read_only" (this process cannot write the database).
     indexer: str
 
 
@@ -99,6 +109,7 @@ class SearchChatsOutput:
     archival_content: bool
     notice: str
     index_coverage: CoverageOut | None = None
+    index_note: str | None = None  # why the index cannot catch up, when it cannot
 
     @property
     def result_count(self) -> int:
@@ -113,7 +124,21 @@ class SearchChatsOutput:
         return self.results_truncated
 
 
-omit_when_default(SearchChatsOutput, "index_coverage")
+omit_when_default(SearchChatsOutput, "index_coverage", "index_note")
+
+
+def index_state(pending: int, health: IndexerHealth) -> tuple[str, str | None]:
+    """`index_status` and the note the model reads when the index cannot catch up:
+    `ready` (nothing pending), `indexing`, or `stalled` (this process's indexer keeps
+    failing and retries with backoff, or the database is read-only here)."""
+    if not health.can_advance:
+        note = READ_ONLY_NOTE + (f" {pending} messages are not searchable yet." if pending else "")
+        return ("stalled" if pending else "ready"), note
+    if not pending:
+        return "ready", None
+    if health.stalled:
+        return "stalled", STALLED_NOTE.format(kind=health.error_kind)
+    return "indexing", None
 
 
 @attrs.define
@@ -133,6 +158,7 @@ class SearchChats:
     index: IndexStore
     dirty: DirtyQueue
     progress: IndexProgress
+    health: IndexHealth
     policy: SearchPolicy = attrs.field(factory=SearchPolicy.default)
     wait_seconds: float = DEFAULT_WAIT_SECONDS
 
@@ -155,21 +181,23 @@ class SearchChats:
         pending = self.dirty.pending_in_app(context.app_id, context.chat_id)
         results = [] if plan.is_empty else self._results(context, plan, arguments.limit)
         coverage = None
+        health = self.health.snapshot()
         if pending:
-            indexed = self.index.stats(context.app_id).documents
             coverage = CoverageOut(
-                indexed_messages=indexed,
+                indexed_messages=self.index.stats(context.app_id).documents,
                 pending_messages=pending,
-                indexer=self.progress.indexer.value,
+                indexer=health.state.value,
             )
+        status, note = index_state(pending, health)
         output = SearchChatsOutput(
             query=arguments.query,
-            index_status="indexing" if pending else "ready",
+            index_status=status,
             results=results,
             results_truncated=False,
             archival_content=True,
             notice=ARCHIVAL_NOTICE,
             index_coverage=coverage,
+            index_note=note,
         )
         return _within_budget(output)
 

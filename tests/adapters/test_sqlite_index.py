@@ -11,7 +11,7 @@ from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite import migrations, setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
-from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch, StorageError
+from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import IndexStats
 from chat_recall.domain.query import MatchQuery, ScopedQuery
@@ -229,7 +229,7 @@ def test_search_connections_are_read_only(tmp_path: Path) -> None:
     path = tmp_path / "h.db"
     recall = bootstrap.sqlite(path, create_host_schema=True)
     database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
-    with pytest.raises(StorageError), database.reading() as connection:
+    with pytest.raises(IndexUnavailable, match="read-only"), database.reading() as connection:
         connection.execute("DELETE FROM chats")
     recall.close()
 
