@@ -89,9 +89,18 @@ _INLINE_FLAGS = (
 )
 
 
-# Constructs whose meaning changes when the tag pattern is matched inside a text rather
-# than against a name on its own (anchors, boundaries, lookarounds).
-_CONTEXT_SENSITIVE = ("^", "$", "\\A", "\\Z", "\\b", "\\B", "(?<", "(?=", "(?!")
+# A tag pattern is embedded in the tag-start expression only if every atom of it can
+# match name characters alone (letters, digits, `_`, `-`, `\w`, `\d`, classes of
+# those): then it never reads past the name, so each `<` costs at most the name's
+# length. Anything else (`.`, `\s`, `\W`, other escapes, anchors, lookarounds, `[^...]`)
+# could look beyond the name, making matches depend on context or a scan quadratic.
+_NAME_ESCAPES = re.compile(r"\\[wd\-]")
+_NAME_ONLY_SYNTAX = re.compile(r"[\w\-|()?:*+{},\[\]]*")
+
+
+def _embeddable(pattern: re.Pattern[str]) -> bool:
+    source = _NAME_ESCAPES.sub("", pattern.pattern)
+    return not pattern.groups and _NAME_ONLY_SYNTAX.fullmatch(source) is not None
 
 
 def _tag_start(policy: MarkupPolicy) -> re.Pattern[str]:
@@ -99,11 +108,11 @@ def _tag_start(policy: MarkupPolicy) -> re.Pattern[str]:
     recognise, so the scanner skips every other `<` without leaving C. Group 1 is the
     `/` of a closing tag, group 2 the whole name. It never misses a recognised name; the
     scanner still asks `recognises`, so an over-approximation costs only time. A tag
-    pattern that cannot be embedded as it is (groups of its own, anchors, lookarounds,
-    global flags) gets the plain form, which stops at every `<` + letter."""
+    pattern that cannot be embedded safely (see `_embeddable`; also groups of its own or
+    a global flag) gets the plain form, which stops at every `<` + letter."""
     generic = re.compile(f"<(/?)({TAG_NAME})")
     pattern = policy.tag_pattern
-    if pattern.groups or any(token in pattern.pattern for token in _CONTEXT_SENSITIVE):
+    if not _embeddable(pattern):
         return generic
     flags = "".join(letter for flag, letter in _INLINE_FLAGS if pattern.flags & flag)
     names = [f"(?{flags}:{pattern.pattern})" if flags else pattern.pattern]

@@ -34,6 +34,8 @@ POLICIES = [
     host_policy(r"ac(?=m)me[\w-]*"),  # a lookaround
     host_policy(r"acme\W*x", re.ASCII),  # `\W` differs under re.ASCII
     host_policy(r"[A-Z]+", 0),
+    host_policy(r"acme-.*"),  # `.` reads past the name
+    host_policy(r"acme[a-z ]*"),  # so does a class with a space
 ]
 NAMES = st.one_of(
     st.from_regex(TAG_NAME, fullmatch=True),
@@ -63,11 +65,18 @@ def test_the_default_policy_jumps_over_every_other_angle_bracket() -> None:
 
 @pytest.mark.parametrize(
     "policy",
-    [POLICIES[3], POLICIES[4], POLICIES[5], POLICIES[6]],
-    ids=["anchors", "groups", "global flag", "lookaround"],
+    [POLICIES[3], POLICIES[4], POLICIES[5], POLICIES[6], POLICIES[7], *POLICIES[9:]],
+    ids=["anchors", "groups", "global flag", "lookaround", "\\W", "dot", "space"],
 )
-def test_patterns_that_cannot_be_embedded_get_the_plain_form(policy: MarkupPolicy) -> None:
+def test_patterns_that_could_read_past_a_name_get_the_plain_form(policy: MarkupPolicy) -> None:
+    """Embedded, these would depend on what follows the name, or make each `<` cost up
+    to the rest of the line (quadratic over a long line)."""
     assert policy.tag_start.pattern == f"<(/?)({TAG_NAME})"
+
+
+@pytest.mark.parametrize("policy", [POLICIES[0], POLICIES[1], POLICIES[2], POLICIES[8]])
+def test_patterns_of_name_characters_are_embedded(policy: MarkupPolicy) -> None:
+    assert policy.tag_start.pattern != f"<(/?)({TAG_NAME})"
 
 
 ASCII = st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
