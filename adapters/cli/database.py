@@ -13,6 +13,7 @@ from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import InvalidArguments
 
 if TYPE_CHECKING:
+    from chat_recall.adapters.sqlite.database import WriteLockStats
     from chat_recall.application.service import ChatRecall
 
 
@@ -44,3 +45,12 @@ def open_recall(arguments: argparse.Namespace) -> ChatRecall:
         schema=schema(arguments),
         install=False,
     )
+
+
+def write_lock(recall: ChatRecall) -> WriteLockStats:
+    """How long this process's transactions on the database held its write lock."""
+    from chat_recall.adapters.sqlite.database import SqliteDatabase
+
+    database = recall.index.database  # type: ignore[attr-defined]
+    assert isinstance(database, SqliteDatabase)
+    return database.lock_stats

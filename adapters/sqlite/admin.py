@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 
 from chat_recall.adapters.sqlite import migrations, setup
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.database import SqliteDatabase, WriteLockStats
 from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict, import_lines
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
 from chat_recall.domain.errors import InvalidArguments
@@ -72,6 +72,7 @@ class InstallReport:
     version: int
     messages_to_index: int
     seconds: float
+    write_lock: WriteLockStats  # how long host writers had to wait for this
 
 
 @attrs.frozen
@@ -85,6 +86,7 @@ class InitReport:
 class UninstallReport:
     dropped: tuple[str, ...]
     seconds: float
+    write_lock: WriteLockStats
 
 
 def _install(database: SqliteDatabase) -> InstallReport:
@@ -95,6 +97,7 @@ def _install(database: SqliteDatabase) -> InstallReport:
         report.version,
         report.dirty_messages,
         time.monotonic() - started,
+        database.lock_stats,
     )
 
 
@@ -120,7 +123,7 @@ def uninstall(path: Path, schema: HostSchema) -> UninstallReport:
     started = time.monotonic()
     with _database(require_existing(path), schema) as database:
         dropped = setup.uninstall(database)
-    return UninstallReport(tuple(dropped), time.monotonic() - started)
+    return UninstallReport(tuple(dropped), time.monotonic() - started, database.lock_stats)
 
 
 def import_file(

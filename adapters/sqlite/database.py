@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -50,6 +51,37 @@ def _configure(connection: sqlite3.Connection, *, read_only: bool) -> sqlite3.Co
 
 
 @attrs.define
+class WriteLockStats:
+    """How long this process's chat-recall transactions held the database's write lock
+    (from BEGIN IMMEDIATE acquired to COMMIT or ROLLBACK done)."""
+
+    transactions: int = 0
+    total_seconds: float = 0.0
+    longest_seconds: float = 0.0
+    _lock: threading.Lock = attrs.field(factory=threading.Lock, repr=False)
+
+    def record(self, seconds: float) -> None:
+        with self._lock:
+            self.transactions += 1
+            self.total_seconds += seconds
+            self.longest_seconds = max(self.longest_seconds, seconds)
+
+    @classmethod
+    def combined(cls, *parts: WriteLockStats) -> WriteLockStats:
+        return cls(
+            sum(part.transactions for part in parts),
+            sum(part.total_seconds for part in parts),
+            max((part.longest_seconds for part in parts), default=0.0),
+        )
+
+    def summary(self) -> str:
+        return (
+            f"held {self.total_seconds * 1000:.1f} ms in "
+            f"{self.transactions} transactions, longest {self.longest_seconds * 1000:.1f} ms"
+        )
+
+
+@attrs.define
 class SqliteDatabase:
     """Where the host's database is and how to connect to it.
 
@@ -65,6 +97,7 @@ class SqliteDatabase:
     shared: sqlite3.Connection | None = None
     # Called with every SQL statement any chat-recall connection runs (tests, audits).
     trace: Callable[[str], None] | None = None
+    lock_stats: WriteLockStats = attrs.field(factory=WriteLockStats, init=False)
     _local: threading.local = attrs.field(factory=threading.local, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
@@ -126,12 +159,15 @@ class SqliteDatabase:
             connection = self._thread_connection("writer")
             with translate_errors():
                 connection.execute("BEGIN IMMEDIATE")
+                acquired = time.perf_counter()
                 try:
                     yield connection
                 except BaseException:
                     connection.execute("ROLLBACK")
+                    self.lock_stats.record(time.perf_counter() - acquired)
                     raise
                 connection.execute("COMMIT")
+                self.lock_stats.record(time.perf_counter() - acquired)
 
     def codec(self, connection: sqlite3.Connection) -> str:
         """The Python codec of the database's text encoding (read once)."""

@@ -19,4 +19,6 @@ def run(arguments: argparse.Namespace) -> int:
     with database.open_recall(arguments) as recall:
         report = drain(recall, reporter("indexing", quiet=arguments.quiet))
     print(summary(report))
+    if not arguments.quiet:
+        print(f"write lock: {database.write_lock(recall).summary()}")
     return 0

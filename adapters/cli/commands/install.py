@@ -25,4 +25,5 @@ def run(arguments: argparse.Namespace) -> int:
         f"{done} in {report.seconds:.1f} s; {report.messages_to_index:,} messages to index "
         "(run: chat-recall index)"
     )
+    print(f"write lock: {report.write_lock.summary()}")
     return 0

@@ -16,11 +16,16 @@ def run(arguments: argparse.Namespace) -> int:
     from chat_recall.adapters.cli.indexing import drain, summary
     from chat_recall.adapters.cli.progress import reporter
     from chat_recall.adapters.sqlite import admin
+    from chat_recall.adapters.sqlite.database import WriteLockStats
 
     path, schema = database.path(arguments), database.schema(arguments)
-    admin.uninstall(path, schema)
-    admin.install(path, schema)
+    removed = admin.uninstall(path, schema)
+    installed = admin.install(path, schema)
     with database.open_recall(arguments) as recall:
         report = drain(recall, reporter("rebuilding", quiet=arguments.quiet))
     print("rebuilt: " + summary(report))
+    lock = WriteLockStats.combined(
+        removed.write_lock, installed.write_lock, database.write_lock(recall)
+    )
+    print(f"write lock: {lock.summary()}")
     return 0

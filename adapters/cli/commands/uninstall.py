@@ -23,4 +23,5 @@ def run(arguments: argparse.Namespace) -> int:
             f"removed {len(report.dropped)} chat-recall objects (tables, triggers, indexes) "
             f"in {report.seconds:.1f} s; host tables untouched"
         )
+    print(f"write lock: {report.write_lock.summary()}")
     return 0

@@ -1,0 +1,487 @@
+"""Soak: a host writes at its own pace while chat-recall indexes, answers and is run
+from the terminal, all on the host's database.
+
+Two copies of the same history: `plain` (chat-recall never installed) and `recall`
+(installed and indexed). The host writer is its own process, as a host app is: WAL with
+`synchronous = NORMAL` (or FULL), `busy_timeout` 5000 ms, `foreign_keys` on, one statement per
+transaction (inserts, edits and deletes of messages; new, renamed and deleted chats,
+among them a large chat whose rename re-indexes all its messages). It writes on a fixed
+schedule and alternates between the two copies phase by phase (same number of writes,
+same random sequence), so machine noise falls on both alike and the `plain` phases are
+the same run without chat-recall.
+
+chat-recall runs all the time on the `recall` copy: a process embedding it (the
+background indexer, notified as often as the host writes; four searchers calling
+`search_chats` and `read_chat`), and `chat-recall index` / `chat-recall status` commands
+now and then. The searchers keep running during the `plain` phases (on the `recall`
+copy), so both phases share the CPU alike and the comparison isolates what chat-recall
+does to the host's database: its locks and its triggers.
+
+A write's latency counts from its scheduled time, so a stall counts for every write it
+delays (no coordinated omission). Reported: host write latency percentiles per phase
+kind, BUSY errors (`database is locked` after 5 s), the longest write transaction
+chat-recall held (embedded indexer and commands), and what chat-recall did meanwhile.
+
+Run: python -m tests.benchmarks.soak [--minutes 4] [--messages 200000]
+`tests/test_soak.py` runs a 20-second version in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from multiprocessing.synchronize import Event
+from pathlib import Path
+from typing import Any
+
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.application.indexer import IndexerSettings
+from chat_recall.application.tools.context import CallContext
+from tests.benchmarks.fixture import generate
+
+BUSY_TIMEOUT_MS = 5_000
+QUERIES = [
+    "session token",
+    "login form",
+    "database schema",
+    "component",
+    "fix the button",
+    "deploy error",
+    "cache",
+    "the user settings page",
+    "session.ts",
+    "認証",
+]
+LOCK_LINE = re.compile(r"write lock: held ([\d.]+) ms in (\d+) transactions, longest ([\d.]+) ms")
+
+
+@dataclasses.dataclass(frozen=True)
+class SoakConfig:
+    messages: int = 20_000  # the generated history
+    large_chat: int = 10_000  # messages in the chat the host renames now and then
+    phases: int = 20  # alternating plain / recall phases (an even number)
+    writes_per_phase: int = 100
+    writes_per_second: float = 100.0
+    searchers: int = 4
+    command_every_seconds: float = 3.0  # `index` and `status`, alternately
+    # The host's durability. NORMAL (usual with WAL) makes its writes cheapest, so what
+    # chat-recall adds shows most; with FULL every commit waits for the disk.
+    synchronous: str = "NORMAL"
+
+    @property
+    def seconds(self) -> float:
+        return self.phases * self.writes_per_phase / self.writes_per_second
+
+
+# -- the host ------------------------------------------------------------------------------
+
+
+def host_connection(path: Path, synchronous: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    connection.execute("PRAGMA foreign_keys = ON")
+    connection.execute(f"PRAGMA synchronous = {synchronous}")
+    return connection
+
+
+class HostModel:
+    """What the host knows of one copy, and the next write it makes there."""
+
+    def __init__(self, path: Path, seed: int, large_chat_id: int) -> None:
+        connection = sqlite3.connect(path)
+        self.chats = [row[0] for row in connection.execute("SELECT id FROM chats ORDER BY id")]
+        self.messages = [
+            row[0] for row in connection.execute("SELECT id FROM messages ORDER BY id")
+        ]
+        self.contents = [
+            row[0]
+            for row in connection.execute(
+                "SELECT content FROM messages WHERE length(content) < 3000 ORDER BY id LIMIT 300"
+            )
+        ]
+        self.next_message = int(connection.execute("SELECT max(id) FROM messages").fetchone()[0])
+        self.next_chat = int(connection.execute("SELECT max(id) FROM chats").fetchone()[0])
+        connection.close()
+        self.large_chat_id = large_chat_id
+        self.random = random.Random(seed)
+
+    def next_write(self) -> tuple[str, str, tuple[Any, ...]]:
+        pick = self.random
+        roll = pick.random()
+        if roll < 0.70 or len(self.messages) < 100:
+            self.next_message += 1
+            self.messages.append(self.next_message)
+            return (
+                "insert",
+                "INSERT INTO messages(id, chat_id, role, content, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (
+                    self.next_message,
+                    pick.choice(self.chats),
+                    pick.choice(["user", "assistant"]),
+                    pick.choice(self.contents),
+                    1_800_000_000 + self.next_message,
+                ),
+            )
+        if roll < 0.82:
+            return (
+                "update",
+                "UPDATE messages SET content = ? WHERE id = ?",
+                (pick.choice(self.contents) + " (edited)", pick.choice(self.messages)),
+            )
+        if roll < 0.92:
+            victim = self.messages.pop(pick.randrange(len(self.messages)))
+            return ("delete", "DELETE FROM messages WHERE id = ?", (victim,))
+        if roll < 0.96:
+            self.next_chat += 1
+            self.chats.append(self.next_chat)
+            return (
+                "new chat",
+                "INSERT INTO chats(id, app_id, title, created_at) VALUES (?, ?, ?, ?)",
+                (self.next_chat, pick.randint(1, 10), "a new chat", 1_800_000_000),
+            )
+        if roll < 0.98:
+            chat = self.large_chat_id if pick.random() < 0.25 else pick.choice(self.chats)
+            return (
+                "rename chat",
+                "UPDATE chats SET title = ? WHERE id = ?",
+                (f"renamed {pick.randrange(10**6)}", chat),
+            )
+        small = [chat for chat in self.chats[-200:] if chat != self.large_chat_id]
+        victim = pick.choice(small)
+        self.chats.remove(victim)
+        # The host's own bookkeeping: its messages go with it (ON DELETE CASCADE).
+        return ("delete chat", "DELETE FROM chats WHERE id = ?", (victim,))
+
+
+def host_writer(
+    paths: dict[str, str], config: SoakConfig, large_chat_id: int, results: Any
+) -> None:
+    """Write on a fixed schedule, alternating copies each phase; send every write's
+    (variant, kind, latency seconds, busy)."""
+    models = {variant: HostModel(Path(path), 5, large_chat_id) for variant, path in paths.items()}
+    connections = {
+        variant: host_connection(Path(path), config.synchronous) for variant, path in paths.items()
+    }
+    interval = 1.0 / config.writes_per_second
+    records: list[tuple[str, str, float, bool, int]] = []
+    for phase in range(config.phases):
+        # plain, recall, recall, plain, plain, recall, ...: neither kind always goes first
+        variant = "plain" if (phase + phase // 2) % 2 == 0 else "recall"
+        model, connection = models[variant], connections[variant]
+        due = time.perf_counter()  # a phase never inherits the previous one's delay
+        for _ in range(config.writes_per_phase):
+            due += interval
+            delay = due - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            kind, sql, parameters = model.next_write()
+            busy = False
+            try:
+                connection.execute(sql, parameters)
+            except sqlite3.OperationalError as error:
+                busy = "locked" in str(error) or "busy" in str(error)
+                if not busy:
+                    raise
+            records.append((variant, kind, time.perf_counter() - due, busy, phase))
+    for connection in connections.values():
+        connection.close()
+    results.put(("host", records))
+
+
+# -- chat-recall ---------------------------------------------------------------------------
+
+
+def embedded_recall(path: str, config: SoakConfig, stop: Event, ready: Event, results: Any) -> None:
+    """chat-recall as a host embeds it: the background indexer, notified as often as
+    the host writes, and searchers calling both tools."""
+    recall = bootstrap.sqlite(Path(path), settings=IndexerSettings(poll_interval_seconds=1.0))
+    database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
+    recall.start()
+    counts = {"searches": 0, "reads": 0, "errors": 0}
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def searcher(seed: int) -> None:
+        pick = random.Random(seed)
+        while not stop.is_set():
+            app_id = pick.randint(1, 3)
+            started = time.perf_counter()
+            output = json.loads(
+                recall.search_chats(CallContext(app_id), {"query": pick.choice(QUERIES)})
+            )
+            elapsed = time.perf_counter() - started
+            hits = [
+                (result["chat_id"], match["message_id"])
+                for result in output.get("results", [])
+                for match in result["matches"]
+            ]
+            read = None
+            if hits and pick.random() < 0.5:
+                chat_id, message_id = pick.choice(hits)
+                read = json.loads(
+                    recall.read_chat(
+                        CallContext(app_id), {"chat_id": chat_id, "around_message_id": message_id}
+                    )
+                )
+            with lock:
+                counts["searches"] += 1
+                latencies.append(elapsed)
+                if "error" in output:
+                    counts["errors"] += 1
+                if read is not None:
+                    counts["reads"] += 1
+                    # a hit deleted since the search is a legitimate not_found
+                    if "error" in read and read["error"]["kind"] != "not_found":
+                        counts["errors"] += 1
+            stop.wait(pick.uniform(0.01, 0.05))
+
+    threads = [
+        threading.Thread(target=searcher, args=(seed,), daemon=True)
+        for seed in range(config.searchers)
+    ]
+    for thread in threads:
+        thread.start()
+    ready.set()
+    while not stop.wait(1.0 / config.writes_per_second):
+        recall.notify()
+    for thread in threads:
+        thread.join()
+    recall.close()
+    stats = database.lock_stats
+    latencies.sort()
+    results.put(
+        (
+            "recall",
+            {
+                **counts,
+                "search_p50_ms": round(percentile(latencies, 0.5) * 1000, 1),
+                "search_p99_ms": round(percentile(latencies, 0.99) * 1000, 1),
+                "write_transactions": stats.transactions,
+                "write_lock_total_ms": round(stats.total_seconds * 1000, 1),
+                "longest_write_ms": round(stats.longest_seconds * 1000, 1),
+            },
+        )
+    )
+
+
+def run_commands(path: Path, config: SoakConfig, stop: threading.Event) -> list[dict[str, Any]]:
+    """`chat-recall index` and `chat-recall status`, alternately, now and then."""
+    done: list[dict[str, Any]] = []
+    commands = ["index", "status"]
+    while not stop.wait(config.command_every_seconds):
+        command = commands[len(done) % 2]
+        started = time.perf_counter()
+        finished = subprocess.run(
+            [sys.executable, "-m", "chat_recall", command, "--db", str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        found = LOCK_LINE.search(finished.stdout)
+        done.append(
+            {
+                "command": command,
+                "exit_code": finished.returncode,
+                "seconds": round(time.perf_counter() - started, 2),
+                "longest_write_ms": float(found.group(3)) if found else None,
+                "stderr": finished.stderr[-500:] if finished.returncode else "",
+            }
+        )
+    return done
+
+
+# -- the run -------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def prepare(directory: Path, config: SoakConfig) -> tuple[dict[str, Path], int]:
+    source = directory / "fixture.db"
+    generate(source, messages=config.messages)
+    connection = sqlite3.connect(source)
+    large_chat_id = int(connection.execute("SELECT max(id) FROM chats").fetchone()[0]) + 1
+    first = int(connection.execute("SELECT max(id) FROM messages").fetchone()[0]) + 1
+    contents = [
+        row[0] for row in connection.execute("SELECT content FROM messages ORDER BY id LIMIT 200")
+    ]
+    connection.execute(
+        "INSERT INTO chats(id, app_id, title, created_at) VALUES (?, 1, 'the long chat', 0)",
+        (large_chat_id,),
+    )
+    connection.executemany(
+        "INSERT INTO messages(id, chat_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
+        (
+            (first + i, large_chat_id, "user" if i % 2 else "assistant", contents[i % 200], i)
+            for i in range(config.large_chat)
+        ),
+    )
+    connection.commit()
+    connection.close()
+    paths = {variant: directory / f"{variant}.db" for variant in ("plain", "recall")}
+    for path in paths.values():
+        shutil.copyfile(source, path)
+    source.unlink()
+    for stale in directory.glob("fixture.db*"):
+        stale.unlink()
+    with bootstrap.sqlite(paths["recall"]) as recall:
+        recall.indexer.run_until_idle()
+    # the plain copy gets WAL too, so the only difference is chat-recall
+    sqlite3.connect(paths["plain"]).execute("PRAGMA journal_mode = WAL").fetchone()
+    return paths, large_chat_id
+
+
+def summarise(latencies: list[float]) -> dict[str, float]:
+    return {
+        name: round(percentile(latencies, share) * 1000, 2)
+        for name, share in (("p50_ms", 0.5), ("p95_ms", 0.95), ("p99_ms", 0.99))
+    } | {"max_ms": round(max(latencies, default=0.0) * 1000, 2)}
+
+
+def run_soak(config: SoakConfig, directory: Path | None = None) -> dict[str, Any]:
+    own = directory is None
+    where = Path(tempfile.mkdtemp(prefix="chat-recall-soak-")) if own else directory
+    assert where is not None
+    try:
+        paths, large_chat_id = prepare(where, config)
+        context = multiprocessing.get_context("spawn")
+        results = context.Queue()
+        stop, ready = context.Event(), context.Event()
+        embedded = context.Process(
+            target=embedded_recall, args=(str(paths["recall"]), config, stop, ready, results)
+        )
+        embedded.start()
+        ready.wait(60)
+        writer = context.Process(
+            target=host_writer,
+            args=({k: str(v) for k, v in paths.items()}, config, large_chat_id, results),
+        )
+        commands_stop = threading.Event()
+        commands: list[dict[str, Any]] = []
+        commander = threading.Thread(
+            target=lambda: commands.extend(run_commands(paths["recall"], config, commands_stop))
+        )
+        writer.start()
+        commander.start()
+        collected = dict([results.get(timeout=config.seconds * 10 + 120)])
+        stop.set()
+        commands_stop.set()
+        collected.update([results.get(timeout=120)])
+        writer.join()
+        embedded.join()
+        commander.join()
+    finally:
+        if own:
+            shutil.rmtree(where, ignore_errors=True)
+    records = collected["host"]
+    report: dict[str, Any] = {"config": dataclasses.asdict(config), "host": {}}
+    for variant in ("plain", "recall"):
+        mine = [r for r in records if r[0] == variant]
+        report["host"][variant] = {
+            "writes": len(mine),
+            "busy_errors": sum(1 for r in mine if r[3]),
+            **summarise([r[2] for r in mine]),
+            "slowest_kinds": sorted(mine, key=lambda r: -r[2])[:5],
+        }
+    report["phases"] = [
+        {
+            "variant": mine[0][0],
+            **summarise([r[2] for r in mine]),
+        }
+        for phase in range(config.phases)
+        if (mine := [r for r in records if r[4] == phase])
+    ]
+    plain, recall = report["host"]["plain"], report["host"]["recall"]
+    report["p99_ratio"] = round(recall["p99_ms"] / max(plain["p99_ms"], 1e-6), 2)
+    report["chat_recall"] = collected["recall"]
+    report["commands"] = commands
+    longest = [c["longest_write_ms"] for c in commands if c["longest_write_ms"] is not None]
+    report["longest_write_ms"] = max([collected["recall"]["longest_write_ms"], *longest])
+    return report
+
+
+def print_report(report: dict[str, Any]) -> None:
+    config = report["config"]
+    print(
+        f"soak: {config['messages']:,}-message history + a {config['large_chat']:,}-message "
+        f"chat; host writes {config['writes_per_second']:.0f}/s "
+        f"(synchronous={config['synchronous']}, busy_timeout {BUSY_TIMEOUT_MS} ms), "
+        f"{config['phases']} alternating phases of {config['writes_per_phase']} writes"
+    )
+    print(f"{'host writes':12} {'n':>6} {'busy':>5} {'p50':>8} {'p95':>8} {'p99':>8} {'max':>9}")
+    for variant, row in report["host"].items():
+        name = "with" if variant == "recall" else "without"
+        print(
+            f"{name:12} {row['writes']:>6} {row['busy_errors']:>5} {row['p50_ms']:>8} "
+            f"{row['p95_ms']:>8} {row['p99_ms']:>8} {row['max_ms']:>9}"
+        )
+    print(f"host p99 with / without chat-recall: {report['p99_ratio']}")
+    recall = report["chat_recall"]
+    print(
+        f"chat-recall: {recall['searches']} searches (p50 {recall['search_p50_ms']} ms, "
+        f"p99 {recall['search_p99_ms']} ms), {recall['reads']} reads, {recall['errors']} errors; "
+        f"embedded indexer: {recall['write_transactions']} write transactions, longest "
+        f"{recall['longest_write_ms']} ms"
+    )
+    for command in ("index", "status"):
+        runs = [c for c in report["commands"] if c["command"] == command]
+        holds = [c["longest_write_ms"] for c in runs if c["longest_write_ms"] is not None]
+        failed = sum(1 for c in runs if c["exit_code"] != 0)
+        print(
+            f"`chat-recall {command}`: {len(runs)} runs, {failed} failed, longest write "
+            f"transaction {max(holds, default=0.0)} ms"
+        )
+    print(f"longest write transaction chat-recall held: {report['longest_write_ms']} ms")
+    for phase in report["phases"]:
+        print(f"  phase {phase}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--minutes", type=float, default=4.0)
+    parser.add_argument("--messages", type=int, default=200_000)
+    parser.add_argument("--large-chat", type=int, default=50_000)
+    parser.add_argument("--writes-per-second", type=float, default=100.0)
+    parser.add_argument("--phase-seconds", type=float, default=5.0)
+    parser.add_argument("--synchronous", choices=["FULL", "NORMAL"], default="NORMAL")
+    parser.add_argument("--out", type=Path, default=Path("bench-results/soak.json"))
+    arguments = parser.parse_args(argv)
+    per_phase = max(int(arguments.phase_seconds * arguments.writes_per_second), 1)
+    phases = max(2, int(arguments.minutes * 60 / arguments.phase_seconds) // 2 * 2)
+    config = SoakConfig(
+        messages=arguments.messages,
+        large_chat=arguments.large_chat,
+        phases=phases,
+        writes_per_phase=per_phase,
+        writes_per_second=arguments.writes_per_second,
+        command_every_seconds=10.0,
+        synchronous=arguments.synchronous,
+    )
+    report = run_soak(config)
+    print_report(report)
+    arguments.out.parent.mkdir(parents=True, exist_ok=True)
+    arguments.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.exit(main())
