@@ -274,14 +274,14 @@ def comparison_table(
     return "\n".join(lines)
 
 
-def summary_table(results: Mapping[str, Sequence[Row]]) -> str:
+def summary_table(results: Mapping[str, Sequence[Row]], halves: Sequence[str] = HALVES) -> str:
     """Every policy's overall figures per half and form, with intervals (markdown)."""
     lines = [
         "| policy | half | form | " + " | ".join(METRICS) + " |",
         "|" + "---|" * (len(METRICS) + 3),
     ]
     for name, rows in results.items():
-        for half in HALVES:
+        for half in halves:
             for form in FORMS:
                 chosen = select(rows, half, form)
                 cells = [estimate(chosen, metric).cell() for metric in METRICS]
@@ -308,8 +308,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if arguments.ablations:
         for name, policy in ABLATIONS.items():
             results[name] = run(corpus, policy(), split)
-    print(summary_table(results) + "\n")
     halves = HALVES if arguments.half == "both" else (arguments.half,)
+    print(summary_table(results, halves) + "\n")
     for half in halves:
         for form in FORMS:
             print(
