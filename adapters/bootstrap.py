@@ -19,7 +19,7 @@ import punq
 
 from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostStore
 from chat_recall.adapters.memory.dirty_queue import InMemoryDirtyQueue
-from chat_recall.adapters.memory.index_store import InMemoryIndexStore
+from chat_recall.adapters.memory.index_store import InMemoryIndexStore, prepare_analysis
 from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
 from chat_recall.adapters.memory.unit_of_work import InMemoryIndexUnitOfWork
 from chat_recall.adapters.sqlite import setup
@@ -51,6 +51,7 @@ from chat_recall.domain.ports import (
 )
 from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy, TagRule
 from chat_recall.domain.search.ranking import SearchPolicy
+from chat_recall.domain.text.analysis import TextAnalysis
 
 Overrides = Mapping[Any, object]
 
@@ -122,6 +123,7 @@ def sqlite(
     tools: ToolSettings | None = None,
     create_host_schema: bool = False,
     install: bool = True,
+    analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
@@ -130,16 +132,20 @@ def sqlite(
     upgraded (idempotently), and WAL mode is switched on. With `create_host_schema`, the
     reference host tables are created first (standalone use). With `install=False` the
     derived index must already be installed (IndexUnavailable otherwise) and nothing is
-    written at start.
+    written at start. `analysis` is how text becomes terms (default: Porter stemming,
+    `TextAnalysis.plain()` for none); an index built under another one is rebuilt in
+    the background.
     """
+    analysis = analysis or TextAnalysis.default()
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
     if create_host_schema:
         setup.create_reference_schema(database)
     if install:
-        setup.start(database)
+        setup.start(database, analysis)
     else:
-        setup.verify(database)
+        setup.verify(database, analysis)
     container = _container(policy, settings or IndexerSettings(), tools)
+    container.register(TextAnalysis, instance=analysis)
     container.register(SqliteDatabase, instance=database)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
     _alias(container, IndexStore, SqliteFts5IndexStore)
@@ -157,12 +163,17 @@ def in_memory(
     policy: MarkupPolicy = DEFAULT_POLICY,
     settings: IndexerSettings | None = None,
     tools: ToolSettings | None = None,
+    analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
 ) -> ChatRecall:
     """chat-recall over in-memory adapters that rank exactly as SQLite FTS5; the host
     writes through `recall.host` (an `InMemoryHostStore`)."""
+    analysis = analysis or TextAnalysis.default()
+    database = database or InMemoryDatabase()
+    prepare_analysis(database, analysis)
     container = _container(policy, settings or IndexerSettings(), tools)
-    container.register(InMemoryDatabase, instance=database or InMemoryDatabase())
+    container.register(TextAnalysis, instance=analysis)
+    container.register(InMemoryDatabase, instance=database)
     container.register(MessageRepo, InMemoryMessageRepo, scope=punq.Scope.singleton)
     _alias(container, IndexStore, InMemoryIndexStore)
     container.register(IndexUnitOfWork, InMemoryIndexUnitOfWork, scope=punq.Scope.singleton)

@@ -20,6 +20,7 @@ from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, IndexStats, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
+from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
 
 def search_ids(
@@ -30,13 +31,18 @@ def search_ids(
 
 
 def reference_fts5_scores(
-    documents: list[tuple[MessageId, str, str, ChatId]], phrases: tuple[tuple[str, ...], ...]
+    documents: list[tuple[MessageId, str, str, ChatId]],
+    phrases: tuple[tuple[str, ...], ...],
+    analysis: TextAnalysis,
 ) -> dict[MessageId, float]:
-    """bm25 from a real SQLite FTS5 table with the shared layout (title, body, chat_ref)."""
+    """bm25 from a real SQLite FTS5 table with the shared layout (title, body, chat_ref)
+    and the tokenizer that applies `analysis`."""
+    tokenizer = "unicode61 remove_diacritics 2"
+    if analysis.stemming is Stemming.PORTER:
+        tokenizer = f"porter {tokenizer}"
     connection = sqlite3.connect(":memory:")
     connection.execute(
-        "CREATE VIRTUAL TABLE ref USING fts5(title, body, chat_ref, "
-        "tokenize = 'unicode61 remove_diacritics 2')"
+        f"CREATE VIRTUAL TABLE ref USING fts5(title, body, chat_ref, tokenize = '{tokenizer}')"
     )
     connection.executemany(
         "INSERT INTO ref(rowid, title, body, chat_ref) VALUES (?, ?, ?, ?)",
@@ -162,9 +168,15 @@ class IndexStoreContract(HarnessLifecycle):
         reference_docs = [
             (mid, stored[mid].title, stored[mid].body, chat) for mid, chat in documents
         ]
-        for words in (("sessions",), ("sessions", "jwt"), ("cafe", "login.ts"), ("認証",)):
+        for words in (
+            ("sessions",),
+            ("sessions", "jwt"),
+            ("cafe", "login.ts"),
+            ("認証",),
+            ("session", "expired", "deciding"),
+        ):
             query = MatchQuery.of_words(*words)
-            expected = reference_fts5_scores(reference_docs, query.phrases)
+            expected = reference_fts5_scores(reference_docs, query.phrases, recall.index.analysis)
             found = recall.index.search(ScopedQuery(query, APP))
             assert {c.message_id for c in found} == set(expected)
             for candidate in found:
@@ -173,6 +185,19 @@ class IndexStoreContract(HarnessLifecycle):
                     fts5_bm25 = expected[candidate.message_id]  # FTS5: lower is better
                     assert math.isclose(candidate.score, -fts5_bm25, rel_tol=1e-9)
             assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
+
+    def test_phrases_match_under_the_index_analysis(self, harness: StorageHarness) -> None:
+        """A stemming index finds a word's inflections as one term; a plain one only
+        the word itself."""
+        recall = harness.recall()
+        _, (meeting,) = seed_chat(recall.host, APP, "Trip", [(USER, "we are meeting in Lisbon")])
+        _, (meets,) = seed_chat(recall.host, APP, "Plan", [(USER, "she meets them in Porto")])
+        recall.indexer.run_until_idle()
+        stems = recall.index.analysis.stemming is Stemming.PORTER
+        assert set(search_ids(harness, "meet")) == ({meeting, meets} if stems else set())
+        assert set(search_ids(harness, "meeting")) == ({meeting, meets} if stems else {meeting})
+        assert search_ids(harness, "Lisbon") == [meeting]
+        assert search_ids(harness, "Lisbon's") == []  # the phrase `lisbon s` (see build_query)
 
     def test_maintenance_changes_no_result(self, harness: StorageHarness) -> None:
         recall = harness.recall()

@@ -31,6 +31,7 @@ from chat_recall.domain.model import (
 )
 from chat_recall.domain.query import ScopedQuery
 from chat_recall.domain.telemetry import TelemetryEvent
+from chat_recall.domain.text.analysis import TextAnalysis
 
 
 class Telemetry(Protocol):
@@ -195,6 +196,14 @@ class IndexUnitOfWork(Protocol):
 class IndexStore(Protocol):
     """The derived search documents: search and read them; housekeeping. Writes go
     through `IndexUnitOfWork`."""
+
+    @property
+    def analysis(self) -> TextAnalysis:
+        """How this index turns text into the terms it scores. It applies it to the
+        documents it indexes and to the phrases of a query alike, so a phrase matches
+        a document holding the same terms in the same order (with stemming: a word
+        finds its inflections)."""
+        ...
 
     def maintain(self) -> Maintenance:
         """One bounded step of housekeeping after writes: reclaim documents the host

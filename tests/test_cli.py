@@ -10,7 +10,7 @@ def test_demo_indexes_searches_and_reads_a_sample_history(
 ) -> None:
     assert main(["demo"]) == 0
     output = capsys.readouterr().out
-    assert "search_chats({'query': 'sessions JWT'}) in app 1 returns:" in output
+    assert "search_chats({'query': 'sessions JWT revocation'}) in app 1 returns:" in output
     assert '"title": "Authentication setup"' in output
     assert "read_chat({'chat_id': 1, 'around_message_id': 2" in output
     assert "[write src/auth/session.ts: add session store (200 lines omitted)]" in output

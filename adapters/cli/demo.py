@@ -17,7 +17,9 @@ from chat_recall.domain.model import AppId
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--query", default="sessions JWT", help="words to search for (default: sessions JWT)"
+        "--query",
+        default="sessions JWT revocation",
+        help="words to search for (default: sessions JWT revocation)",
     )
 
 

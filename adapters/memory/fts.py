@@ -1,7 +1,9 @@
 """An inverted index that reproduces one SQLite FTS5 table exactly.
 
-Tokenisation is `domain.text.tokenize` (FTS5 `unicode61 remove_diacritics 2`, checked
-against SQLite by the tests). Columns are (title, body, chat_ref) as in the SQLite
+Terms are the table's `TextAnalysis` of `domain.text.tokenize` (FTS5 `unicode61
+remove_diacritics 2`), stemmed by `porter_stem` as FTS5's `porter` tokenizer does when
+the analysis stems (both checked against SQLite by the tests); query phrases are
+analysed the same way, as FTS5 does. Columns are (title, body, chat_ref) as in the SQLite
 layout; bm25 follows FTS5's `fts5Bm25Function`: k1 = 1.2, b = 0.75, per-column
 weights, document length summed over all indexed columns, avgdl over the table,
 IDF = log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, score negated (lower is better).
@@ -16,7 +18,7 @@ import attrs
 
 from chat_recall.domain.model import MessageId
 from chat_recall.domain.query import FieldWeights, Phrase
-from chat_recall.domain.text import tokenize
+from chat_recall.domain.text.analysis import TextAnalysis
 
 K1 = 1.2
 B = 0.75
@@ -51,6 +53,7 @@ def count_phrase(tokens: tuple[str, ...], phrase: Phrase) -> int:
 
 @attrs.define
 class FtsTable:
+    analysis: TextAnalysis = TextAnalysis.default()
     rows: dict[MessageId, FtsRow] = attrs.field(factory=dict)
     total_tokens: int = 0
     postings: dict[str, set[MessageId]] = attrs.field(factory=dict)
@@ -58,9 +61,8 @@ class FtsTable:
     def insert(self, rowid: MessageId, title: str, body: str, chat_ref: str) -> None:
         if rowid in self.rows:
             self.delete(rowid)
-        row = FtsRow(
-            tuple(tokenize(title)), tuple(tokenize(body)), tuple(tokenize(chat_ref)), title, body
-        )
+        terms = self.analysis.terms
+        row = FtsRow(tuple(terms(title)), tuple(terms(body)), tuple(terms(chat_ref)), title, body)
         self.rows[rowid] = row
         self.total_tokens += row.size
         for token in {*row.title, *row.body, *row.chat_ref}:
@@ -98,13 +100,14 @@ class FtsTable:
         n_row = len(self.rows)
         if not n_row or not phrases:
             return []
+        phrases = tuple(self.analysis.phrase(phrase) for phrase in phrases)
         avgdl = self.total_tokens / n_row
         hits = [set(self._phrase_rows(phrase)) for phrase in phrases]
         idf = []
         for rows in hits:
             value = math.log((n_row - len(rows) + 0.5) / (len(rows) + 0.5))
             idf.append(value if value > 0.0 else IDF_FLOOR)
-        excluded_token = tuple(tokenize(exclude_chat_ref)) if exclude_chat_ref else None
+        excluded_token = tuple(self.analysis.terms(exclude_chat_ref)) if exclude_chat_ref else None
         scored = []
         for rowid in set().union(*hits):
             row = self.rows[rowid]

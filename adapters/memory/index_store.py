@@ -21,11 +21,31 @@ from chat_recall.domain.model import (
     QuarantinedRow,
 )
 from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.text.analysis import TextAnalysis
+
+ANALYSIS_KEY = "analysis"
+
+
+def prepare_analysis(database: InMemoryDatabase, analysis: TextAnalysis) -> bool:
+    """As the SQLite adapter at start: documents built under another analysis are
+    dropped and every message is marked for indexing again. True when it did so."""
+    with database.lock:
+        recorded = database.meta.get(ANALYSIS_KEY)
+        database.meta[ANALYSIS_KEY] = analysis.name
+        if recorded in (None, analysis.name):
+            return False
+        database.fts.clear()
+        database.docs.clear()
+        database.purge.clear()
+        for message in sorted(database.messages.values(), key=lambda m: m.id):
+            database.mark_message(message)
+        return True
 
 
 @attrs.define
 class InMemoryIndexStore:
     database: InMemoryDatabase
+    analysis: TextAnalysis = TextAnalysis.default()
 
     def _remove(self, message_id: MessageId) -> None:
         db = self.database
@@ -42,7 +62,7 @@ class InMemoryIndexStore:
         db = self.database
         self.remove([document.message_id for document in documents])
         for document in documents:
-            table = db.fts.setdefault(document.app_id, FtsTable())
+            table = db.fts.setdefault(document.app_id, FtsTable(self.analysis))
             table.insert(
                 document.message_id, document.title, document.body, chat_ref(document.chat_id)
             )

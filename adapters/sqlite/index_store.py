@@ -41,6 +41,7 @@ from chat_recall.domain.model import (
     QuarantinedRow,
 )
 from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.text.analysis import TextAnalysis
 
 MAINTENANCE_MERGE_PAGES = 100  # FTS5 merge work per written table (measured: <= ~11 ms)
 
@@ -48,6 +49,8 @@ MAINTENANCE_MERGE_PAGES = 100  # FTS5 merge work per written table (measured: <=
 @attrs.define
 class SqliteFts5IndexStore:
     database: SqliteDatabase
+    # Applied by FTS5 itself (the table's tokenizer) to documents and query phrases.
+    analysis: TextAnalysis = TextAnalysis.default()
     purges_per_step: int = RECLAIM_PER_STEP
     merge_pages: int = MAINTENANCE_MERGE_PAGES
     _known_tables: set[AppId] = attrs.field(factory=set, init=False)
@@ -149,7 +152,7 @@ class SqliteFts5IndexStore:
     def _ensure_table(self, connection: sqlite3.Connection, app_id: AppId) -> str:
         table = fts_table_name(app_id)
         if not self._table_exists(connection, app_id):
-            connection.execute(fts_table_ddl(table))
+            connection.execute(fts_table_ddl(table, self.analysis))
             connection.execute(
                 f"INSERT INTO {quote(table)}({quote(table)}, rank) VALUES ('automerge', 0)"
             )

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
 SCHEMA_VERSION = 2
 PREFIX = "chat_recall_"
@@ -24,7 +25,16 @@ APPS = "chat_recall_apps"
 QUARANTINE = "chat_recall_quarantine"
 MESSAGE_ORDER_INDEX = "chat_recall_messages_order"
 
-FTS_TOKENIZER = "unicode61 remove_diacritics 2"
+UNICODE61 = "unicode61 remove_diacritics 2"
+
+
+def fts_tokenizer(analysis: TextAnalysis) -> str:
+    """The FTS5 tokenizer that applies `analysis`: unicode61, wrapped by FTS5's `porter`
+    when it stems (`domain.text.porter` reproduces it for the in-memory twin)."""
+    return f"porter {UNICODE61}" if analysis.stemming is Stemming.PORTER else UNICODE61
+
+
+FTS_TOKENIZER = fts_tokenizer(TextAnalysis.default())
 
 
 def fts_table_name(app_id: int) -> str:
@@ -33,10 +43,10 @@ def fts_table_name(app_id: int) -> str:
     return f"chat_recall_fts_{app_id}" if app_id >= 0 else f"chat_recall_fts_n{-app_id}"
 
 
-def fts_table_ddl(table: str) -> str:
+def fts_table_ddl(table: str, analysis: TextAnalysis) -> str:
     return (
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {quote(table)} "
-        f"USING fts5(title, body, chat_ref, tokenize = '{FTS_TOKENIZER}')"
+        f"USING fts5(title, body, chat_ref, tokenize = '{fts_tokenizer(analysis)}')"
     )
 
 
@@ -218,6 +228,35 @@ TRIGGERS = (
     "chat_recall_chat_update",
     "chat_recall_chat_delete",
 )
+
+
+ANALYSIS_KEY = "analysis"
+
+
+def recorded_analysis(connection: sqlite3.Connection) -> str | None:
+    """The analysis (`TextAnalysis.name`) the index's FTS5 tables were built with, or
+    None when there are none yet. Installs older than this record built unstemmed
+    unicode61 tables."""
+    row = connection.execute(f"SELECT value FROM {META} WHERE key = ?", (ANALYSIS_KEY,)).fetchone()
+    if row is not None:
+        return str(row[0])
+    built = connection.execute(f"SELECT 1 FROM {APPS} LIMIT 1").fetchone()
+    return Stemming.NONE.value if built else None
+
+
+def record_analysis(connection: sqlite3.Connection, analysis: TextAnalysis) -> None:
+    connection.execute(
+        f"INSERT OR REPLACE INTO {META}(key, value) VALUES (?, ?)", (ANALYSIS_KEY, analysis.name)
+    )
+
+
+def drop_app_index(connection: sqlite3.Connection, app_id: int, table: str) -> None:
+    """One app's FTS5 table and documents, gone (its messages are re-marked by the
+    caller): a table's tokenizer cannot change in place."""
+    connection.execute(f"DROP TABLE IF EXISTS {quote(table)}")
+    connection.execute(f"DELETE FROM {DOCS} WHERE app_id = ?", (app_id,))
+    connection.execute(f"DELETE FROM {PURGE} WHERE app_id = ?", (app_id,))
+    connection.execute(f"DELETE FROM {APPS} WHERE app_id = ?", (app_id,))
 
 
 def schema_version(connection: sqlite3.Connection) -> int:

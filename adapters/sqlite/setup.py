@@ -8,8 +8,10 @@ import attrs
 
 from chat_recall.adapters.sqlite import migrations
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
+from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 from chat_recall.domain.errors import IndexUnavailable
+from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
 
 
 @attrs.frozen
@@ -17,6 +19,7 @@ class InstallReport:
     previous_version: int
     version: int
     dirty_messages: int
+    rebuilt_for_analysis: bool = False
 
 
 def create_reference_schema(database: SqliteDatabase) -> None:
@@ -25,30 +28,57 @@ def create_reference_schema(database: SqliteDatabase) -> None:
         migrations.execute_script(connection, REFERENCE_HOST_DDL)
 
 
-def start(database: SqliteDatabase) -> InstallReport:
-    """Check FTS5 and the host schema, switch to WAL, and install or upgrade the derived
-    objects. Idempotent; safe at every start."""
+def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -> InstallReport:
+    """Check FTS5 and the host schema, switch to WAL, install or upgrade the derived
+    objects, and rebuild the index if it was built under another text analysis.
+    Idempotent; safe at every start."""
     with database.writing() as connection:
         check_fts5(connection)
         database.schema.verify(connection)
     database.enable_wal()
     with database.writing() as connection:
         previous = migrations.install(connection, database.schema)
+        recorded = migrations.recorded_analysis(connection)
+    rebuilt = recorded is not None and recorded != analysis.name
+    if rebuilt:
+        _rebuild_for(database)
+    with database.writing() as connection:
+        migrations.record_analysis(connection, analysis)
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]
-    return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty))
+    return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty), rebuilt)
 
 
-def verify(database: SqliteDatabase) -> int:
-    """Read-only start: FTS5, the schema mapping, and an installed derived index.
-    Returns the installed schema version."""
+def _rebuild_for(database: SqliteDatabase) -> None:
+    """The index was built under another analysis (an upgrade from unstemmed tables, or
+    a host that changed it): drop each app's FTS5 table and documents, one app per
+    transaction, then mark every message for indexing in the dirty queue's short
+    chunks; the background indexer rebuilds, and search reports `indexing` meanwhile.
+    Interrupted, it starts over at the next start (the new analysis is recorded last)."""
+    with database.reading() as connection:
+        tables = connection.execute(f"SELECT app_id, fts_table FROM {migrations.APPS}").fetchall()
+    for app_id, table in tables:
+        with database.writing() as connection:
+            migrations.drop_app_index(connection, app_id, table)
+    SqliteDirtyQueue(database).mark_all_messages()
+
+
+def verify(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -> int:
+    """Read-only start: FTS5, the schema mapping, and an installed derived index built
+    under `analysis`. Returns the installed schema version."""
     with database.reading() as connection:
         check_fts5_readonly(connection)
         database.schema.verify(connection)
         version = migrations.schema_version(connection)
+        recorded = migrations.recorded_analysis(connection) if version else None
     if version == 0:
         raise IndexUnavailable("chat-recall is not installed in this database (run install)")
+    if recorded not in (None, analysis.name):
+        raise IndexUnavailable(
+            f"the index was built with {recorded} text analysis, not {analysis.name}: "
+            "start chat-recall with install to rebuild it"
+        )
     return version
 
 

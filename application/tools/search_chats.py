@@ -176,7 +176,12 @@ class SearchChats:
         return cards.search_chats(self.definition.card_tag, raw_arguments, payload)
 
     def search(self, context: CallContext, arguments: SearchChatsArguments) -> SearchChatsOutput:
-        plan = build_query(arguments.query, morphology=self.policy.morphology)
+        plan = build_query(
+            arguments.query,
+            self.index.analysis,
+            clitics=self.policy.clitics,
+            question_words=self.policy.question_words,
+        )
         self.progress.wait_for(context.app_id, self.wait_seconds)
         pending = self.dirty.pending_in_app(context.app_id, context.chat_id)
         results = [] if plan.is_empty else self._results(context, plan, arguments.limit)

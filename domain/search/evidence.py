@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import Candidate, DocumentText, MessageId
-from chat_recall.domain.search.excerpt import highlight, matched_tokens
+from chat_recall.domain.search.excerpt import highlight, matched_terms
 from chat_recall.domain.search.query_builder import QueryPlan
 from chat_recall.domain.search.ranking import RankedMatch, RecencyScale, SearchPolicy, adjust
 
@@ -22,14 +22,16 @@ def rank_matches(
 ) -> list[RankedMatch]:
     """Each candidate whose document is still visible, with the query terms it holds,
     its excerpt, and its score after the policy's boosts and penalties."""
-    wanted = plan.term_tokens
+    wanted = plan.wanted
     matches = []
     for candidate in candidates:
         document = texts.get(candidate.message_id)
         if document is None:
             continue
-        body_terms, body_excerpt = highlight(document.body, wanted, policy.excerpt_chars)
-        terms = body_terms | matched_tokens(document.title, wanted)
+        body_terms, body_excerpt = highlight(
+            document.body, wanted, policy.excerpt_chars, plan.analysis
+        )
+        terms = body_terms | matched_terms(document.title, wanted, plan.analysis)
         matches.append(
             RankedMatch(
                 candidate,
@@ -72,7 +74,7 @@ def with_answers(
         current = by_id.get(answer.message_id)
         if current is not None and current.adjusted_score >= question.adjusted_score:
             continue
-        terms, excerpt = highlight(answer.body, plan.term_tokens, policy.excerpt_chars)
+        terms, excerpt = highlight(answer.body, plan.wanted, policy.excerpt_chars, plan.analysis)
         by_id[answer.message_id] = RankedMatch(
             answer.as_candidate(question.candidate.score),
             question.adjusted_score,

@@ -8,21 +8,23 @@ from __future__ import annotations
 
 from chat_recall.domain.projection.text import collapse_whitespace
 from chat_recall.domain.text import reading_text
-from chat_recall.domain.text.unicode61 import find_tokens
+from chat_recall.domain.text.analysis import TextAnalysis
 
 ELLIPSIS = "…"
 
 
-def matched_tokens(index_text: str, wanted: frozenset[str]) -> frozenset[str]:
-    return frozenset(token for _, _, token in find_tokens(index_text, wanted))
+def matched_terms(
+    index_text: str, wanted: frozenset[str], analysis: TextAnalysis
+) -> frozenset[str]:
+    return frozenset(term for _, _, term in analysis.find_terms(index_text, wanted))
 
 
 def highlight(
-    index_text: str, wanted: frozenset[str], max_chars: int
+    index_text: str, wanted: frozenset[str], max_chars: int, analysis: TextAnalysis
 ) -> tuple[frozenset[str], str]:
-    """The wanted tokens the text holds, and its excerpt, from one scan."""
-    hits = find_tokens(index_text, wanted)
-    return frozenset(token for _, _, token in hits), _excerpt(index_text, hits, max_chars)
+    """The wanted terms the text holds, and its excerpt, from one scan."""
+    hits = analysis.find_terms(index_text, wanted)
+    return frozenset(term for _, _, term in hits), _excerpt(index_text, hits, max_chars)
 
 
 def _excerpt(index_text: str, hits: list[tuple[int, int, str]], max_chars: int) -> str:

@@ -3,26 +3,35 @@
 - Words are split on whitespace; each word becomes the phrase of its index tokens (the
   same tokenisation the index uses), so `login.ts`, `user_id` and `v2.1` match as
   phrases of their parts and a Japanese word matches as the phrase of its characters.
+- The index's `TextAnalysis` decides what counts as the same term: with stemming a word
+  and its inflections are one term (`meet`, `meets`, `meeting`), scored once by the
+  index; two query words with the same terms are one query term.
+- Possessives and clitics (with `clitics`): `Caroline's`, `Caroline’s` -> `caroline`;
+  `don't`, `we'll`, `it's` -> `do`, `we`, `it` (which are then stopwords). Otherwise
+  `Caroline's` would be the phrase `caroline s`, which a message saying `Caroline` does
+  not hold.
 - Stopwords are dropped only when other terms remain: a non-empty query never becomes
-  an empty search by accident. A query with no token at all (punctuation only) is empty
-  and the index is not touched.
+  an empty search by accident. With `question_words`, the words that frame a question or
+  a request (`please`, `tell`, `remember`, `happened`, ...) are stopwords too: they
+  dilute a full question and match the messages that restate it. A query with no token
+  at all (punctuation only) is empty and the index is not touched.
 - Terms are de-duplicated and capped at MAX_TERMS; with two or more words the whole
   normalised query is added as one more phrase, so a document holding the exact phrase
-  gains its bm25 weight (the exact-phrase bonus).
-- With `morphology`, a plain English word also matches its inflections (`hosted` ->
-  `host`, `hosting`, `hosts`; `payments` -> `payment`), each one more OR phrase.
+  gains its weight (the exact-phrase bonus).
 """
 
 from __future__ import annotations
+
+import re
 
 import attrs
 
 from chat_recall.domain.query import MatchQuery, Phrase
 from chat_recall.domain.text import index_text, tokenize
+from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
 
 MAX_TERMS = 12
 MAX_PHRASE_TOKENS = 16
-MAX_VARIANTS = 6
 
 STOPWORDS = frozenset(
     """
@@ -38,17 +47,41 @@ STOPWORDS = frozenset(
     """.split()
 )
 
+# Words that frame a question or a request rather than name its subject.
+QUESTION_WORDS = frozenset(
+    """
+    please pls thanks thank tell remind remember recall know explain describe summarise
+    summarize happen happened happens ever anything everything something again still
+    actually really exactly hey hi ok okay
+    """.split()
+)
+
+# The endings an apostrophe attaches to a word: the possessive and the contractions.
+CLITICS = frozenset({"s", "t", "ll", "re", "ve", "d", "m"})
+# `n't` contractions whose base is not the word before the apostrophe minus its `n`.
+_NOT_CONTRACTIONS = {"can": "can", "won": "will", "shan": "shall", "ain": "is"}
+_APOSTROPHES = re.compile("['\u2019\u02bc\uff07\u2018`]")
+
+
+def _without_clitic(word: str) -> str:
+    """`Caroline's` -> `Caroline`, `don't` -> `do`, `we'll` -> `we`; other words (and
+    names like `O'Brien`) unchanged."""
+    parts = _APOSTROPHES.split(word)
+    if len(parts) < 2 or not parts[-2] or parts[-1].lower() not in CLITICS:
+        return word
+    base = "".join(parts[:-2]) + parts[-2] if len(parts) > 2 else parts[-2]
+    if parts[-1].lower() == "t" and base.lower().endswith("n"):
+        base = _NOT_CONTRACTIONS.get(base.lower(), base[:-1])
+    return base
+
 
 @attrs.frozen
 class QueryTerm:
-    """One query word: its phrase and the inflections that count as the same term."""
+    """One query word: the phrase of its tokens, and the terms the index scores for it
+    (the analysis of each token)."""
 
     phrase: Phrase
-    variants: tuple[Phrase, ...] = ()
-
-    @property
-    def alternatives(self) -> tuple[Phrase, ...]:
-        return (self.phrase, *self.variants)
+    terms: Phrase
 
 
 @attrs.frozen
@@ -58,62 +91,44 @@ class QueryPlan:
     text: str
     terms: tuple[QueryTerm, ...]
     match: MatchQuery
+    analysis: TextAnalysis = DEFAULT_ANALYSIS
 
     @property
     def is_empty(self) -> bool:
         return self.match.is_empty
 
     @property
-    def term_tokens(self) -> frozenset[str]:
-        return frozenset(
-            token for term in self.terms for phrase in term.alternatives for token in phrase
-        )
+    def wanted(self) -> frozenset[str]:
+        """Every term of every query word: what excerpts look for."""
+        return frozenset(term for query_term in self.terms for term in query_term.terms)
+
+    def matched(self, found: frozenset[str]) -> tuple[QueryTerm, ...]:
+        """The query terms all of whose terms are among `found`."""
+        return tuple(term for term in self.terms if all(t in found for t in term.terms))
 
 
-def _inflections(stem: str) -> set[str]:
-    if stem.endswith("e"):
-        return {stem, stem + "s", stem[:-1] + "ing", stem + "d"}
-    return {stem, stem + "s", stem + "ing", stem + "ed"}
-
-
-def english_variants(token: str) -> tuple[str, ...]:
-    """Inflections of a plain English word, by a few suffix rules (no dictionary)."""
-    if not token.isascii() or not token.isalpha() or len(token) < 4 or token in STOPWORDS:
-        return ()
-    stems = {token}
-    if token.endswith("ies") and len(token) > 4:
-        stems.add(token[:-3] + "y")
-    elif token.endswith(("ches", "shes", "sses", "xes", "zes")):
-        stems.add(token[:-2])
-    elif token.endswith("s") and not token.endswith("ss"):
-        stems.add(token[:-1])
-    if token.endswith("ing") and len(token) > 5:
-        stems |= {token[:-3], token[:-3] + "e"}
-    if token.endswith("ed") and len(token) > 4:
-        stems |= {token[:-2], token[:-1]}
-    family: set[str] = set()
-    for stem in stems:
-        family |= _inflections(stem)
-    family.discard(token)
-    return tuple(sorted(family))[:MAX_VARIANTS]
-
-
-def build_query(text: str, *, morphology: bool = True) -> QueryPlan:
-    words = [tuple(tokenize(index_text(word)))[:MAX_PHRASE_TOKENS] for word in text.split()]
-    words = [word for word in words if word]
-    meaningful = [w for w in words if not (len(w) == 1 and w[0] in STOPWORDS)]
-    chosen: list[Phrase] = []
-    for word in meaningful or words:
-        if word not in chosen:
-            chosen.append(word)
-    terms = []
-    for phrase in chosen[:MAX_TERMS]:
-        variants = english_variants(phrase[0]) if morphology and len(phrase) == 1 else ()
-        terms.append(QueryTerm(phrase, tuple((variant,) for variant in variants)))
-    phrases: list[Phrase] = []
-    for term in terms:
-        phrases += [p for p in term.alternatives if p not in phrases]
-    whole = tuple(token for word in words for token in word)[:MAX_PHRASE_TOKENS]
-    if len(words) >= 2 and whole not in phrases:
-        phrases.append(whole)
-    return QueryPlan(text=text, terms=tuple(terms), match=MatchQuery(tuple(phrases)))
+def build_query(
+    text: str,
+    analysis: TextAnalysis = DEFAULT_ANALYSIS,
+    *,
+    clitics: bool = True,
+    question_words: bool = True,
+) -> QueryPlan:
+    raw_words = text.split()
+    words = [_without_clitic(word) for word in raw_words] if clitics else raw_words
+    phrases = [tuple(tokenize(index_text(word)))[:MAX_PHRASE_TOKENS] for word in words]
+    phrases = [phrase for phrase in phrases if phrase]
+    ignored = STOPWORDS | QUESTION_WORDS if question_words else STOPWORDS
+    meaningful = [p for p in phrases if not (len(p) == 1 and p[0] in ignored)]
+    terms: list[QueryTerm] = []
+    for phrase in meaningful or phrases:
+        term = QueryTerm(phrase, analysis.phrase(phrase))
+        if all(term.terms != kept.terms for kept in terms):
+            terms.append(term)
+    terms = terms[:MAX_TERMS]
+    match = [term.phrase for term in terms]
+    original = [tuple(tokenize(index_text(word))) for word in raw_words]
+    whole = tuple(token for word in original for token in word)[:MAX_PHRASE_TOKENS]
+    if len(phrases) >= 2 and all(analysis.phrase(whole) != analysis.phrase(p) for p in match):
+        match.append(whole)
+    return QueryPlan(text, tuple(terms), MatchQuery(tuple(match)), analysis)

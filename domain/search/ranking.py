@@ -18,7 +18,10 @@ class SearchPolicy:
     window: int = DEFAULT_WINDOW
     compaction_factor: float = 0.85  # score * factor: a summary ranks a little worse
     matches_per_chat: int = 2
-    morphology: bool = True
+    # `Caroline's` searches `caroline`, `don't` searches `do` (see query_builder).
+    clitics: bool = True
+    # Question and request framing (`please`, `tell`, `remember`...) are stopwords.
+    question_words: bool = True
     excerpt_chars: int = 220
     # A user message that matches brings the reply that follows it, ranked with it:
     # questions restate the query's words, answers hold the decision.
@@ -37,7 +40,12 @@ class SearchPolicy:
 
     @classmethod
     def design_baseline(cls) -> SearchPolicy:
-        return cls(morphology=False, answer_evidence=False, recency_weight=0.0)
+        return cls(
+            clitics=False,
+            question_words=False,
+            answer_evidence=False,
+            recency_weight=0.0,
+        )
 
 
 @attrs.frozen
@@ -66,7 +74,7 @@ class RecencyScale:
 class RankedMatch:
     candidate: Candidate
     adjusted_score: float  # higher is better
-    terms: frozenset[str]  # query tokens the document holds
+    terms: frozenset[str]  # query terms (under the index's analysis) the document holds
     excerpt: str
     # The body itself holds query words (or answers a question whose body does); a match
     # through the chat title alone is weaker evidence of where the discussion is.

@@ -35,6 +35,13 @@ _SAME_LENGTH_FOLD: dict[int, str] = {point: text or _DROPPED for point, text in 
 _BOUNDARY_CLASS = _TOKEN_CLASS[:-1] + _DROPPED + "]"
 
 
+# For other modules' scans: the folding that keeps offsets, and the class of characters
+# a token run is made of in folded text (token characters and dropped ones).
+SAME_LENGTH_FOLD = _SAME_LENGTH_FOLD
+TOKEN_RUN_CHARACTER = _BOUNDARY_CLASS
+DROPPED = _DROPPED
+
+
 def fold(text: str) -> str:
     """Case folding and diacritic removal, code point by code point."""
     return text.translate(_FOLD_TABLE)

@@ -14,7 +14,8 @@ design's plain algorithm (`SearchPolicy.design_baseline()`) and the shipped poli
 
 with 95% bootstrap intervals (questions resampled with replacement, seeded) and the
 paired difference shipped - plain with its interval. `--ablations` adds each change on
-its own on top of the plain algorithm.
+its own on top of the plain algorithm. The plain algorithm runs over an unstemmed
+index (`TextAnalysis.plain()`), the shipped policy over the shipped (stemmed) one.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.search.ranking import SearchPolicy
+from chat_recall.domain.text.analysis import TextAnalysis
 from tests.evaluation.corpus import CATEGORIES, FORMS, App, Question, load_apps, timestamps
 
 SPLIT_FILE = Path(__file__).with_name("split.json")
@@ -45,20 +47,34 @@ BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 20240601
 
 
-def plain() -> SearchPolicy:
-    return SearchPolicy.design_baseline()
+@attrs.frozen
+class Variant:
+    """A search policy and the text analysis its index is built with."""
+
+    policy: SearchPolicy
+    analysis: TextAnalysis
 
 
-def shipped() -> SearchPolicy:
-    return SearchPolicy.default()
+def plain() -> Variant:
+    """The design's plain algorithm: its policy over an unstemmed index."""
+    return Variant(SearchPolicy.design_baseline(), TextAnalysis.plain())
+
+
+def shipped() -> Variant:
+    return Variant(SearchPolicy.default(), TextAnalysis.default())
+
+
+def _plain_with(**changes: Any) -> Callable[[], Variant]:
+    return lambda: Variant(attrs.evolve(plain().policy, **changes), plain().analysis)
 
 
 # Each change on its own, on top of the plain algorithm (what it does by itself).
-ABLATIONS: dict[str, Callable[[], SearchPolicy]] = {
-    "+ morphology": lambda: attrs.evolve(plain(), morphology=True),
-    "+ answer evidence": lambda: attrs.evolve(plain(), answer_evidence=True),
-    "+ recency 0.2": lambda: attrs.evolve(plain(), recency_weight=0.2),
-    "+ body evidence first": lambda: attrs.evolve(plain(), prefer_body_evidence=True),
+ABLATIONS: dict[str, Callable[[], Variant]] = {
+    "+ stemming": lambda: Variant(plain().policy, TextAnalysis.default()),
+    "+ clitics": _plain_with(clitics=True),
+    "+ question words": _plain_with(question_words=True),
+    "+ answer evidence": _plain_with(answer_evidence=True),
+    "+ recency 0.2": _plain_with(recency_weight=0.2),
 }
 
 
@@ -72,13 +88,17 @@ class Corpus:
     message_ids: Mapping[tuple[int, str], int]  # (app, label) -> message id
 
 
-def load(*, memory: bool = False) -> Corpus:
-    """Write every app's history through the host writer and index it. SQLite FTS5 by
-    default; `memory=True` uses the in-memory twin (same scores)."""
+def load(*, memory: bool = False, analysis: TextAnalysis | None = None) -> Corpus:
+    """Write every app's history through the host writer and index it under `analysis`
+    (default: the shipped one). SQLite FTS5 by default; `memory=True` uses the
+    in-memory twin (same scores)."""
+    analysis = analysis or TextAnalysis.default()
     recall = (
-        bootstrap.in_memory()
+        bootstrap.in_memory(analysis=analysis)
         if memory
-        else bootstrap.sqlite(sqlite3.connect(":memory:"), create_host_schema=True)
+        else bootstrap.sqlite(
+            sqlite3.connect(":memory:"), create_host_schema=True, analysis=analysis
+        )
     )
     apps = load_apps()
     chat_ids: dict[tuple[int, str], int] = {}
@@ -169,6 +189,23 @@ def score(corpus: Corpus, app: App, question: Question, output: Any) -> tuple[fl
         len(returned & evidence) / len(evidence),
         1.0 / min(ranks) if ranks else 0.0,
     )
+
+
+@attrs.define
+class Corpora:
+    """One loaded corpus per text analysis, loaded when first asked for."""
+
+    memory: bool = False
+    _loaded: dict[TextAnalysis, Corpus] = attrs.field(factory=dict)
+
+    def __call__(self, analysis: TextAnalysis) -> Corpus:
+        if analysis not in self._loaded:
+            self._loaded[analysis] = load(memory=self.memory, analysis=analysis)
+        return self._loaded[analysis]
+
+
+def evaluate(corpora: Corpora, variant: Variant, split: Mapping[str, str]) -> list[Row]:
+    return run(corpora(variant.analysis), variant.policy, split)
 
 
 def run(corpus: Corpus, policy: SearchPolicy, split: Mapping[str, str]) -> list[Row]:
@@ -295,7 +332,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ablations", action="store_true")
     parser.add_argument("--memory", action="store_true", help="use the in-memory adapter")
     arguments = parser.parse_args(argv)
-    corpus = load(memory=arguments.memory)
+    corpora = Corpora(memory=arguments.memory)
+    corpus = corpora(TextAnalysis.default())
     split = read_split()
     questions = sum(len(app.questions) for app in corpus.apps)
     chats = sum(len(app.chats) for app in corpus.apps)
@@ -304,10 +342,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{questions} questions x {len(FORMS)} forms over {chats} chats "
         f"({messages} messages) in {len(corpus.apps)} apps\n"
     )
-    results = {"plain": run(corpus, plain(), split), "shipped": run(corpus, shipped(), split)}
+    results = {
+        "plain": evaluate(corpora, plain(), split),
+        "shipped": evaluate(corpora, shipped(), split),
+    }
     if arguments.ablations:
-        for name, policy in ABLATIONS.items():
-            results[name] = run(corpus, policy(), split)
+        for name, variant in ABLATIONS.items():
+            results[name] = evaluate(corpora, variant(), split)
     halves = HALVES if arguments.half == "both" else (arguments.half,)
     print(summary_table(results, halves) + "\n")
     for half in halves:
