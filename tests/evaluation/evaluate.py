@@ -126,7 +126,14 @@ def load(*, memory: bool = False, analysis: TextAnalysis | None = None) -> Corpu
 def search_tool(corpus: Corpus, policy: SearchPolicy) -> Callable[[int, str], Any]:
     """search_chats with `policy`, as an agent calls it (default limit, no current chat)."""
     recall = corpus.recall
-    tool = SearchChats(recall.repo, recall.index, recall.dirty, recall.progress, policy)
+    tool = SearchChats(
+        repo=recall.repo,
+        index=recall.index,
+        dirty=recall.dirty,
+        progress=recall.progress,
+        health=recall.health,
+        policy=policy,
+    )
     return lambda app_id, query: unstructure(tool.run(CallContext(app_id), {"query": query}))
 
 
