@@ -13,15 +13,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import punq
 
-from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostStore
-from chat_recall.adapters.memory.dirty_queue import InMemoryDirtyQueue
-from chat_recall.adapters.memory.index_store import InMemoryIndexStore, prepare_analysis
-from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
-from chat_recall.adapters.memory.unit_of_work import InMemoryIndexUnitOfWork
 from chat_recall.adapters.sqlite import setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
@@ -52,6 +47,9 @@ from chat_recall.domain.ports import (
 from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy, TagRule
 from chat_recall.domain.search.ranking import SearchPolicy
 from chat_recall.domain.text.analysis import TextAnalysis
+
+if TYPE_CHECKING:
+    from chat_recall.adapters.memory.database import InMemoryDatabase
 
 Overrides = Mapping[Any, object]
 
@@ -168,6 +166,13 @@ def in_memory(
 ) -> ChatRecall:
     """chat-recall over in-memory adapters that rank exactly as SQLite FTS5; the host
     writes through `recall.host` (an `InMemoryHostStore`)."""
+    # Imported here: a SQLite deployment (and every CLI call) never loads them.
+    from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostStore
+    from chat_recall.adapters.memory.dirty_queue import InMemoryDirtyQueue
+    from chat_recall.adapters.memory.index_store import InMemoryIndexStore, prepare_analysis
+    from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
+    from chat_recall.adapters.memory.unit_of_work import InMemoryIndexUnitOfWork
+
     analysis = analysis or TextAnalysis.default()
     database = database or InMemoryDatabase()
     prepare_analysis(database, analysis)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from types import TracebackType
 
@@ -75,6 +74,8 @@ class ChatRecall:
     ) -> ToolOutcome:
         """`call_tool` for asyncio hosts: runs in a worker thread, never blocking the
         event loop."""
+        import asyncio  # here: only asyncio hosts pay for importing it
+
         return await asyncio.to_thread(self.registry.call, name, context, arguments)
 
     def search_chats(self, context: CallContext, arguments: object) -> str:
@@ -163,4 +164,6 @@ class ChatRecall:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        import asyncio
+
         await asyncio.to_thread(self.close)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chat_recall.adapters.sqlite.admin import require_existing
+from chat_recall.adapters.sqlite.database import require_existing
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import InvalidArguments
 

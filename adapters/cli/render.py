@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
-import textwrap
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -65,6 +63,8 @@ def tool_outcome(
 
 
 def _width() -> int:
+    import shutil  # here and below: only the text format needs them
+
     return max(40, min(shutil.get_terminal_size((100, 24)).columns, 120))
 
 
@@ -76,6 +76,8 @@ def _time(iso: str | None) -> str:
 
 
 def _wrap(text: str, indent: str) -> str:
+    import textwrap
+
     lines = []
     for paragraph in text.splitlines() or [""]:
         lines.append(

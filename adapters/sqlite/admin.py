@@ -17,10 +17,9 @@ from pathlib import Path
 import attrs
 
 from chat_recall.adapters.sqlite import migrations, setup
-from chat_recall.adapters.sqlite.database import SqliteDatabase, WriteLockStats
+from chat_recall.adapters.sqlite.database import SqliteDatabase, WriteLockStats, require_existing
 from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict, import_lines
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
-from chat_recall.domain.errors import InvalidArguments
 from chat_recall.domain.indexing import index_stamp
 from chat_recall.domain.model import AppId
 
@@ -28,15 +27,6 @@ QUARANTINE_SHOWN = 20
 
 # Files SQLite keeps beside a database.
 _COMPANIONS = ("-wal", "-shm", "-journal")
-
-
-def require_existing(path: Path) -> Path:
-    """The path of an existing database file, or InvalidArguments naming the fix."""
-    if not path.is_file():
-        raise InvalidArguments(
-            f"no database at {path} (check the path, or create one with: chat-recall init)"
-        )
-    return path
 
 
 @contextlib.contextmanager

@@ -31,6 +31,15 @@ from chat_recall.domain.errors import (
 BUSY_TIMEOUT_MS = 5_000
 
 
+def require_existing(path: Path) -> Path:
+    """The path of an existing database file, or InvalidArguments naming the fix."""
+    if not path.is_file():
+        raise InvalidArguments(
+            f"no database at {path} (check the path, or create one with: chat-recall init)"
+        )
+    return path
+
+
 def check_fts5(connection: sqlite3.Connection) -> None:
     """Raise IndexUnavailable when this SQLite build has no FTS5. There is no fallback."""
     try:

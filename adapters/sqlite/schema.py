@@ -7,7 +7,6 @@ checked against the database at start.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 
@@ -49,6 +48,8 @@ class HostSchema:
 
     def fingerprint(self) -> str:
         """Changes whenever the mapping may change what is read from the host rows."""
+        import hashlib  # here: only the indexer's stamp needs it, not every CLI start
+
         fields = attrs.asdict(self, value_serializer=lambda _, __, v: getattr(v, "value", v))
         digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8"))
         return digest.hexdigest()[:12]

@@ -12,11 +12,10 @@ there is no read they could mean.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from chat_recall.application.cards import CardBuilder
 from chat_recall.application.tools.arguments import integer, parse_arguments
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
@@ -27,6 +26,9 @@ from chat_recall.domain.model import ID_MAX, Chat, ChatId, MessageId, MessageWin
 from chat_recall.domain.ports import MessageRepo
 from chat_recall.domain.projection import MarkupPolicy, project_for_read
 from chat_recall.domain.projection.text import cap_utf8, clip_chars, valid_unicode
+
+if TYPE_CHECKING:
+    from chat_recall.application.cards import CardBuilder
 
 OUTPUT_BUDGET_BYTES = 20 * 1024
 MESSAGE_BUDGET_BYTES = 4 * 1024

@@ -3,13 +3,13 @@ never), agent modes, the completed cards, and content-free telemetry around ever
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from chat_recall.application.cards import CardBuilder
 from chat_recall.application.conversion import unstructure
 from chat_recall.application.tools.context import AgentMode, CallContext
 from chat_recall.application.tools.definitions import Consent, ToolDefinition
@@ -73,8 +73,14 @@ class ToolOutcome:
 
     name: str
     output: str
-    card: str | None
     result: ToolResult
+    _render_card: Callable[[], str | None] = attrs.field(default=lambda: None, repr=False, eq=False)
+
+    @functools.cached_property
+    def card(self) -> str | None:
+        """Built on first use: drivers that never show a card (the CLI, the MCP server)
+        never load lxml for it."""
+        return self._render_card()
 
     @property
     def is_error(self) -> bool:
@@ -146,9 +152,7 @@ class ToolRegistry:
             )
         payload = unstructure(result)
         output = dumps(payload)
-        card = None
-        if tool is not None:
-            card = tool.card(CardBuilder(self.settings.card_prefix), raw, payload)
+        card = None if tool is None else functools.partial(self._card, tool, dict(raw), payload)
         self.telemetry.emit(
             ToolCallEvent(
                 tool=name if tool is not None else "unknown",
@@ -161,7 +165,14 @@ class ToolRegistry:
                 output_bytes=size(output),
             )
         )
-        return ToolOutcome(name, output, card, result)
+        if card is None:
+            return ToolOutcome(name, output, result)
+        return ToolOutcome(name, output, result, card)
+
+    def _card(self, tool: Tool, raw: Mapping[str, Any], payload: Any) -> str:
+        from chat_recall.application.cards import CardBuilder
+
+        return tool.card(CardBuilder(self.settings.card_prefix), raw, payload)
 
     def _check_offered(self, tool: Tool, context: CallContext, raw: Mapping[str, Any]) -> None:
         definition = tool.definition

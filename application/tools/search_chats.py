@@ -9,11 +9,10 @@ index with `index_status: "indexing"` and the coverage so far.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from chat_recall.application.cards import CardBuilder
 from chat_recall.application.conversion import omit_when_default
 from chat_recall.application.health import IndexerHealth, IndexHealth
 from chat_recall.application.progress import IndexProgress
@@ -31,6 +30,9 @@ from chat_recall.domain.search.query_builder import QueryPlan, build_query
 from chat_recall.domain.search.ranking import RecencyScale, SearchPolicy, group, shortlist
 from chat_recall.domain.text import reading_text
 from chat_recall.domain.text.segment import sanitize
+
+if TYPE_CHECKING:
+    from chat_recall.application.cards import CardBuilder
 
 OUTPUT_BUDGET_BYTES = 12 * 1024
 DEFAULT_WAIT_SECONDS = 0.25

@@ -8,14 +8,16 @@ card. `bootstrap.TOOLS` registers it; the `ToolRegistry` finds it by name.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import attrs
 
-from chat_recall.application.cards import CardBuilder
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.domain.errors import ChatRecallError
+
+if TYPE_CHECKING:
+    from chat_recall.application.cards import CardBuilder
 
 
 class ToolResult(Protocol):

@@ -7,7 +7,6 @@ hosts with other markup build their own with `MarkupPolicy.from_rules`.
 from __future__ import annotations
 
 import enum
-import hashlib
 import re
 import types
 from collections.abc import Mapping
@@ -184,6 +183,8 @@ class MarkupPolicy:
     def fingerprint(self) -> str:
         """A digest of the whole table; a derived index built under another
         fingerprint is stale."""
+        import hashlib  # here: only the indexer's stamp needs it, not every CLI start
+
         text = repr((sorted(self.rules.items()), self.tag_pattern.pattern, self.unknown_rule))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

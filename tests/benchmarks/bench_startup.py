@@ -2,18 +2,27 @@
 
 Builds a small database (one app, a few chats) with the CLI itself, then runs each
 command many times as a fresh process and prints the median and p90 wall time, next to
-a bare `python -c pass` measured in the same run (the interpreter's own floor; the
-machine is shared and noisy, so compare ratios between runs). Uses `hyperfine` when it
-is installed, else a timing loop. Asserts nothing; the targets (issue 13) are about
-100 ms for `--help` and 150 ms for `search` on a small database.
+a bare `python -c pass` measured in the same run (the interpreter's own floor). The
+machine is shared and noisy: the CPU time of each child process (user + system, from
+`getrusage`) is reported too, as load on other cores barely moves it, and ratios to
+the floor compare between runs. Uses `hyperfine` for wall time when it is installed,
+else a timing loop. Asserts nothing; the targets (issue 13) are at most 100 ms for
+`--help` and 150 ms for `search` on a small database.
 
     python -m tests.benchmarks.bench_startup [--runs 40] [--json bench-results/startup.json]
+    python -m tests.benchmarks.bench_startup --baseline /path/to/older/checkout
+
+With `--baseline`, every command is also run from that checkout's code (its `.dev`
+folder first on PYTHONPATH, same interpreter and packages), alternating run by run with
+the current code, so a before/after comparison sees the same load.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -21,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HISTORY = [
     {"type": "chat", "id": 1, "app_id": 1, "title": "Auth", "created_at": 1_700_000_000},
@@ -58,15 +68,49 @@ def prepare(directory: Path) -> Path:
     return path
 
 
-def time_loop(argv: list[str], runs: int) -> list[float]:
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+Samples = tuple[list[float], list[float]]  # wall and CPU seconds, one per run
+
+
+def _run(argv: list[str], env: dict[str, str] | None, into: Samples) -> None:
+    cpu = _child_cpu()
+    started = time.perf_counter()
+    subprocess.run(argv, capture_output=True, check=False, env=env)
+    into[0].append(time.perf_counter() - started)
+    into[1].append(_child_cpu() - cpu)
+
+
+def time_loop(argv: list[str], runs: int, baseline: Path | None = None) -> tuple[Samples, Samples]:
+    """Samples of the current code and, alternating with them, of the baseline's."""
+    old_env = None
+    if baseline is not None:
+        old_env = {**os.environ, "PYTHONPATH": str(baseline / ".dev")}
+    current: Samples = ([], [])
+    before: Samples = ([], [])
     for _ in range(3):  # warm the page cache
         subprocess.run(argv, capture_output=True, check=False)
-    samples = []
+        if old_env is not None:
+            subprocess.run(argv, capture_output=True, check=False, env=old_env)
     for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(argv, capture_output=True, check=False)
-        samples.append(time.perf_counter() - started)
-    return samples
+        _run(argv, None, current)
+        if old_env is not None:
+            _run(argv, old_env, before)
+    return current, before
+
+
+def _row(label: str, samples: Samples) -> dict[str, Any]:
+    walls, cpus = sorted(samples[0]), samples[1]
+    return {
+        "command": label,
+        "median_ms": statistics.median(walls) * 1000,
+        "p90_ms": walls[int(0.9 * (len(walls) - 1))] * 1000,
+        "cpu_median_ms": statistics.median(cpus) * 1000,
+        "runs": len(walls),
+    }
 
 
 def time_hyperfine(argv: list[str], runs: int, directory: Path) -> list[float]:
@@ -95,6 +139,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40, help="runs per command (default 40)")
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    parser.add_argument(
+        "--baseline", type=Path, help="an older checkout to compare with, in the same run"
+    )
     arguments = parser.parse_args(argv)
     use_hyperfine = shutil.which("hyperfine") is not None
     rows = []
@@ -110,27 +157,19 @@ def main(argv: list[str] | None = None) -> None:
             "status": [*command(), "status", "--db", database],
         }
         for label, case in cases.items():
-            samples = (
-                time_hyperfine(case, arguments.runs, directory)
-                if use_hyperfine
-                else time_loop(case, arguments.runs)
-            )
-            samples.sort()
-            rows.append(
-                {
-                    "command": label,
-                    "median_ms": statistics.median(samples) * 1000,
-                    "p90_ms": samples[int(0.9 * (len(samples) - 1))] * 1000,
-                    "runs": len(samples),
-                }
-            )
+            current, before = time_loop(case, arguments.runs, arguments.baseline)
+            if use_hyperfine:
+                current = (time_hyperfine(case, arguments.runs, directory), current[1])
+            rows.append(_row(label, current))
+            if before[0] and label != "python -c pass":
+                rows.append(_row(f"{label} (baseline)", before))
     floor = rows[0]["median_ms"]
     print(f"timer: {'hyperfine' if use_hyperfine else 'timing loop'}; command: {command()[0]}")
-    print(f"{'command':<16}{'median ms':>10}{'p90 ms':>10}{'x python':>10}")
+    print(f"{'command':<22}{'median ms':>10}{'p90 ms':>10}{'x python':>10}{'cpu ms':>10}")
     for row in rows:
         print(
-            f"{row['command']:<16}{row['median_ms']:>10.1f}{row['p90_ms']:>10.1f}"
-            f"{row['median_ms'] / floor:>10.1f}"
+            f"{row['command']:<22}{row['median_ms']:>10.1f}{row['p90_ms']:>10.1f}"
+            f"{row['median_ms'] / floor:>10.1f}{row['cpu_median_ms']:>10.1f}"
         )
     if arguments.json is not None:
         arguments.json.parent.mkdir(parents=True, exist_ok=True)
