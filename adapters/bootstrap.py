@@ -2,6 +2,7 @@
 `ChatRecall` facade. Nothing is built at import time.
 
     recall = bootstrap.sqlite("app.db")          # the embedded default
+    recall = bootstrap.postgres("postgresql://...")  # inside a host's PostgreSQL database
     recall = bootstrap.in_memory()               # for hosts' own tests
     recall = bootstrap.custom(repo=..., index=..., unit_of_work=..., dirty=..., host=...)
 
@@ -150,6 +151,64 @@ def sqlite(
     container.register(IndexUnitOfWork, SqliteIndexUnitOfWork, scope=punq.Scope.singleton)
     container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, SqliteHostWriter, scope=punq.Scope.singleton)
+    recall = _finish(container, overrides or {})
+    recall.on_close(database.close)
+    return recall
+
+
+def postgres(
+    dsn: str,
+    *,
+    schema: HostSchema | None = None,
+    policy: MarkupPolicy = DEFAULT_POLICY,
+    settings: IndexerSettings | None = None,
+    tools: ToolSettings | None = None,
+    create_host_schema: bool = False,
+    install: bool = True,
+    analysis: TextAnalysis | None = None,
+    pool_size: int | None = None,
+    overrides: Overrides | None = None,
+) -> ChatRecall:
+    """chat-recall inside a host's PostgreSQL database (`postgresql://` URL or libpq
+    connection string; psycopg 3 with a connection pool, the `postgres` extra).
+
+    At start the schema mapping is checked and the derived index installed or upgraded
+    (idempotently; the triggers in one short transaction, existing messages marked for
+    indexing in short chunks). `create_host_schema` and `install=False` as for
+    `sqlite`; `analysis` as for `sqlite` (applied by the adapter itself, so PostgreSQL
+    needs no text search extension). The objects live in the first schema of the
+    connection's search_path.
+    """
+    from chat_recall.adapters.postgres import setup as pg_setup
+    from chat_recall.adapters.postgres.database import PostgresDatabase
+    from chat_recall.adapters.postgres.dirty_queue import PostgresDirtyQueue
+    from chat_recall.adapters.postgres.host_writer import PostgresHostWriter
+    from chat_recall.adapters.postgres.index_store import PostgresIndexStore
+    from chat_recall.adapters.postgres.message_repo import PostgresMessageRepo
+    from chat_recall.adapters.postgres.unit_of_work import PostgresIndexUnitOfWork
+
+    analysis = analysis or TextAnalysis.default()
+    database = PostgresDatabase(dsn, schema or HostSchema.reference())
+    if pool_size is not None:
+        database.pool_size = pool_size
+    try:
+        if create_host_schema:
+            pg_setup.create_reference_schema(database)
+        if install:
+            pg_setup.start(database, analysis)
+        else:
+            pg_setup.verify(database, analysis)
+    except BaseException:
+        database.close()
+        raise
+    container = _container(policy, settings or IndexerSettings(), tools)
+    container.register(TextAnalysis, instance=analysis)
+    container.register(PostgresDatabase, instance=database)
+    container.register(MessageRepo, PostgresMessageRepo, scope=punq.Scope.singleton)
+    _alias(container, IndexStore, PostgresIndexStore)
+    container.register(IndexUnitOfWork, PostgresIndexUnitOfWork, scope=punq.Scope.singleton)
+    container.register(DirtyQueue, PostgresDirtyQueue, scope=punq.Scope.singleton)
+    container.register(HostWriter, PostgresHostWriter, scope=punq.Scope.singleton)
     recall = _finish(container, overrides or {})
     recall.on_close(database.close)
     return recall

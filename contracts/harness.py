@@ -27,11 +27,15 @@ class Capabilities:
     - `deferred_reclaim`: documents the host deleted vanish from search at once but are
       reclaimed later by `IndexStore.maintain()` (counted in `IndexStats.unreclaimed`
       until then); engines that delete physically at once report 0.
+    - `reads_live_rows`: every read of the index joins the host's live rows, so a
+      document whose message is gone (or moved to another chat or app) is never
+      returned, even before the indexer or `remove_orphans` removes it.
     """
 
     exact_fts5_scores: bool = True
     durable: bool = True
     deferred_reclaim: bool = True
+    reads_live_rows: bool = False
 
 
 @attrs.define

@@ -11,7 +11,7 @@ import pytest
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.memory.database import InMemoryDatabase
 from chat_recall.application.service import ChatRecall
-from chat_recall.contracts.harness import StorageHarness
+from chat_recall.contracts.harness import Capabilities, StorageHarness
 
 
 def sqlite_harness(path: Path) -> StorageHarness:
@@ -27,6 +27,39 @@ def sqlite_harness(path: Path) -> StorageHarness:
             connection.close()
 
     return StorageHarness(open_recall, storage_state=dump)
+
+
+def postgres_harness(dsn: str) -> StorageHarness:
+    def open_recall() -> ChatRecall:
+        return bootstrap.postgres(dsn, create_host_schema=True)
+
+    def dump() -> object:
+        """Every row of every table in the test's schema, chat-recall's and the host's."""
+        import psycopg
+
+        with psycopg.connect(dsn) as connection:
+            tables = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT relname FROM pg_class WHERE relkind = 'r' "
+                    "AND relnamespace = current_schema()::regnamespace ORDER BY relname"
+                )
+            ]
+            return {
+                table: connection.execute(f'SELECT * FROM "{table}" ORDER BY 1').fetchall()
+                for table in tables
+            } | {
+                "sequences": connection.execute(
+                    "SELECT sequencename, last_value FROM pg_sequences "
+                    "WHERE schemaname = current_schema() ORDER BY 1"
+                ).fetchall()
+            }
+
+    return StorageHarness(
+        open_recall,
+        Capabilities(exact_fts5_scores=False, reads_live_rows=True),
+        storage_state=dump,
+    )
 
 
 def memory_harness() -> StorageHarness:

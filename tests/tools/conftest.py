@@ -16,10 +16,13 @@ from chat_recall.domain.messages import Role
 USER, ASSISTANT = Role.USER, Role.ASSISTANT
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
 def recall(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChatRecall]:
     if request.param == "sqlite":
         instance = bootstrap.sqlite(tmp_path / "host.db", create_host_schema=True)
+    elif request.param == "postgres":
+        dsn = request.getfixturevalue("postgres_dsn")
+        instance = bootstrap.postgres(dsn, create_host_schema=True)
     else:
         instance = bootstrap.in_memory()
     yield instance

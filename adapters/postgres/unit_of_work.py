@@ -1,0 +1,75 @@
+"""`PostgresIndexUnitOfWork`: an indexer batch as one write transaction spanning the
+documents and the dirty markers, applied at most once across indexer processes.
+
+The writer collects the batch's operations and applies them when the block ends, in
+one transaction that first takes the batch advisory lock (two indexers never apply at
+the same time) and then claims the batch's markers: `DELETE ... WHERE seq = <read>
+RETURNING`. A marker another indexer already cleared, or the host marked again since
+it was read, is not claimed, and the documents written for it are dropped: another
+process applied that row already, or a newer version of it is pending. Writes without
+markers (tests, repairs) are applied as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import attrs
+import psycopg
+
+from chat_recall.adapters.postgres.database import PostgresDatabase
+from chat_recall.adapters.postgres.index_store import PostgresIndexStore
+from chat_recall.adapters.postgres.migrations import DIRTY_MESSAGES, LOCK_BATCH, lock_key_sql
+from chat_recall.domain.model import IndexDocument, MessageId, MessageMarker, QuarantinedRow
+
+
+@attrs.define
+class PostgresIndexWriter:
+    puts: list[IndexDocument] = attrs.field(factory=list)
+    removals: list[MessageId] = attrs.field(factory=list)
+    quarantined: list[QuarantinedRow] = attrs.field(factory=list)
+    markers: list[MessageMarker] = attrs.field(factory=list)
+
+    def put(self, documents: Sequence[IndexDocument]) -> None:
+        self.puts.extend(documents)
+
+    def remove(self, message_ids: Sequence[MessageId]) -> None:
+        self.removals.extend(message_ids)
+
+    def clear(self, markers: Sequence[MessageMarker]) -> None:
+        self.markers.extend(markers)
+
+    def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
+        self.quarantined.extend(rows)
+
+    def apply(self, connection: psycopg.Connection[Any], index: PostgresIndexStore) -> None:
+        connection.execute(f"SELECT pg_advisory_xact_lock({lock_key_sql(LOCK_BATCH)})")
+        stale: set[MessageId] = set()
+        if self.markers:
+            claimed = {
+                MessageId(row[0])
+                for row in connection.execute(
+                    f"DELETE FROM {DIRTY_MESSAGES} AS d USING unnest(%s::bigint[], "
+                    "%s::bigint[]) AS u(id, seq) WHERE d.message_id = u.id AND d.seq = u.seq "
+                    "RETURNING d.message_id",
+                    ([m.id for m in self.markers], [m.seq for m in self.markers]),
+                )
+            }
+            stale = {m.id for m in self.markers} - claimed
+        index.remove(connection, [i for i in self.removals if i not in stale])
+        index.put(connection, [d for d in self.puts if d.message_id not in stale])
+        index.set_aside(connection, [r for r in self.quarantined if r.message_id not in stale])
+
+
+@attrs.define
+class PostgresIndexUnitOfWork:
+    database: PostgresDatabase
+    index: PostgresIndexStore
+
+    @contextmanager
+    def transaction(self) -> Iterator[PostgresIndexWriter]:
+        writer = PostgresIndexWriter()
+        yield writer
+        self.database.write(lambda connection: writer.apply(connection, self.index))

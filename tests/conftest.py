@@ -1,0 +1,39 @@
+"""Session-wide fixtures: one throwaway PostgreSQL server for the whole run (started on
+first use), and a fresh schema per test on it."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.postgres_server import Server, ServerUnavailable, running_server
+
+_schemas = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Server]:
+    try:
+        with running_server() as server:
+            yield server
+    except ServerUnavailable as missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"the PostgreSQL suites cannot be skipped in CI: {missing}")
+        pytest.skip(str(missing))
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: Server) -> Iterator[str]:
+    """A DSN whose search_path is a new, empty schema (dropped after the test)."""
+    import psycopg
+
+    name = f"t{os.getpid()}_{next(_schemas)}"
+    admin = postgres_server.dsn()
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {name}")
+    yield postgres_server.dsn(options=f"-csearch_path%3D{name}")
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
