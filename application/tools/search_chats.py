@@ -226,7 +226,7 @@ class SearchChats:
             for d in self.index.documents(context.app_id, [c.message_id for c in candidates])
         }
         matches = rank_matches(candidates, texts, plan, self.policy, recency)
-        asked = questions(matches, self.policy)
+        asked = questions(matches, texts, self.policy)
         if asked:
             following = self.repo.next_message_ids(context.app_id, asked)
             missing = [i for i in following.values() if i not in texts]

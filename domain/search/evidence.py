@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import attrs
+
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import Candidate, DocumentText, MessageId
 from chat_recall.domain.search.excerpt import highlight, matched_terms
@@ -44,12 +46,31 @@ def rank_matches(
     return matches
 
 
-def questions(matches: Sequence[RankedMatch], policy: SearchPolicy) -> list[MessageId]:
-    """The matching user messages whose reply may hold the answer (none when the
-    policy has no answer evidence)."""
+def asks(document: DocumentText) -> bool:
+    """The message asks something: whoever replies may hold the answer."""
+    return "?" in document.body
+
+
+def questions(
+    matches: Sequence[RankedMatch], texts: Mapping[MessageId, DocumentText], policy: SearchPolicy
+) -> list[MessageId]:
+    """The matching messages whose reply may hold the answer: every message that asks
+    (any role: the user asks the assistant, the assistant asks and the user decides, one
+    person asks the other), and with `policy.user_replies` every user message (in an
+    app-building chat the assistant's reply carries out what the user said). None when
+    the policy has no answer evidence."""
     if not policy.answer_evidence:
         return []
-    return [m.candidate.message_id for m in matches if m.candidate.role is Role.USER]
+    chosen = []
+    for match in matches:
+        document = texts.get(match.candidate.message_id)
+        if document is None:
+            continue
+        if (policy.answers_both_ways and asks(document)) or (
+            match.candidate.role is Role.USER and policy.user_replies
+        ):
+            chosen.append(match.candidate.message_id)
+    return chosen
 
 
 def with_answers(
@@ -59,25 +80,35 @@ def with_answers(
     plan: QueryPlan,
     policy: SearchPolicy,
 ) -> list[RankedMatch]:
-    """Add the assistant reply that follows each matching user message (`following`:
-    question id -> next message id), ranked as well as its question (recency then puts
-    the reply first), unless it already ranks better; questions restate the query's
-    words while answers hold the decision."""
+    """Add the reply that follows each matching question (`following`: question id ->
+    next message id; a reply is a message of the other role, never a summary), ranked
+    as well as its question unless it already ranks better: questions restate the
+    query's words while replies hold the answer. With `policy.answers_first` a question
+    whose reply is shown gives its slot in the chat to other matches (reading around the
+    reply shows the question); a user statement's reply ranks just below the statement."""
     by_id = {m.candidate.message_id: m for m in matches}
     for question in matches:
-        if question.candidate.role is not Role.USER:
-            continue
-        following_id = following.get(question.candidate.message_id)
+        question_id = question.candidate.message_id
+        following_id = following.get(question_id)
+        document = texts.get(question_id)
         answer = None if following_id is None else texts.get(following_id)
-        if answer is None or answer.role is not Role.ASSISTANT or answer.is_compaction_summary:
+        if answer is None or document is None or answer.is_compaction_summary:
             continue
+        if answer.role is question.candidate.role:
+            continue
+        asked = policy.answers_both_ways and asks(document)
+        if not asked and not (policy.user_replies and question.candidate.role is Role.USER):
+            continue
+        score = question.adjusted_score * (1.0 if asked else policy.statement_reply_factor)
         current = by_id.get(answer.message_id)
-        if current is not None and current.adjusted_score >= question.adjusted_score:
+        if asked and policy.answers_first:
+            by_id[question_id] = attrs.evolve(by_id[question_id], answered=True)
+        if current is not None and current.adjusted_score >= score:
             continue
         terms, excerpt = highlight(answer.body, plan.wanted, policy.excerpt_chars, plan.analysis)
         by_id[answer.message_id] = RankedMatch(
             answer.as_candidate(question.candidate.score),
-            question.adjusted_score,
+            score,
             terms,
             excerpt,
             body_evidence=question.body_evidence,

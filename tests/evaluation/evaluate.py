@@ -73,7 +73,11 @@ ABLATIONS: dict[str, Callable[[], Variant]] = {
     "+ stemming": lambda: Variant(plain().policy, TextAnalysis.default()),
     "+ clitics": _plain_with(clitics=True),
     "+ question words": _plain_with(question_words=True),
-    "+ answer evidence": _plain_with(answer_evidence=True),
+    "+ user replies (before)": _plain_with(answer_evidence=True, user_replies=True),
+    "+ answers both ways": _plain_with(answer_evidence=True, answers_both_ways=True),
+    "+ answers first": _plain_with(
+        answer_evidence=True, answers_both_ways=True, answers_first=True
+    ),
     "+ recency 0.2": _plain_with(recency_weight=0.2),
 }
 

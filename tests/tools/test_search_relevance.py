@@ -1,0 +1,104 @@
+"""The relevance rules of search_chats (issue 14), on both adapters: one term per word
+family, possessives and clitics, answer evidence in both directions, slots for
+answers."""
+
+from __future__ import annotations
+
+from chat_recall.application.service import ChatRecall
+from chat_recall.domain.search.query_builder import build_query
+from chat_recall.domain.text.analysis import TextAnalysis
+from tests.tools.conftest import ASSISTANT, USER, chat
+from tests.tools.test_search_chats import search
+
+
+def matched_ids(output: dict) -> list[int]:  # type: ignore[type-arg]
+    return [m["message_id"] for r in output["results"] for m in r["matches"]]
+
+
+def test_a_word_finds_its_inflections_as_one_term(recall: ChatRecall) -> None:
+    _, (meets,) = chat(recall, 1, "Notes", ["She meets the designer on Monday."])
+    _, (meeting,) = chat(recall, 1, "Other", ["The meeting moved to Tuesday."])
+    recall.indexer.run_until_idle()
+    assert set(matched_ids(search(recall, "meet"))) == {meets, meeting}
+
+
+def test_a_rare_word_is_not_outweighed_by_the_forms_of_a_common_one(recall: ChatRecall) -> None:
+    for index in range(6):
+        chat(recall, 1, f"Day {index}", [f"going to go, goes and went, going again {index}"])
+    _, (jean,) = chat(recall, 1, "Diary", ["Jean was tired after the long week."])
+    recall.indexer.run_until_idle()
+    output = search(recall, "What did Jean go through?")
+    assert matched_ids(output)[0] == jean
+
+
+def test_possessives_and_clitics_search_the_word_itself(recall: ChatRecall) -> None:
+    _, (caroline,) = chat(recall, 1, "Friends", ["Caroline and her friends met in 2019."])
+    recall.indexer.run_until_idle()
+    for query in ("Caroline's friends", "Caroline’s friends", "caroline ʼs"):
+        assert caroline in matched_ids(search(recall, query)), query
+
+
+def test_clitic_forms_reduce_to_their_word() -> None:
+    plan = build_query("Caroline's group don't we'll it's can't O'Brien", TextAnalysis.plain())
+    assert [term.phrase for term in plan.terms] == [("caroline",), ("group",), ("o", "brien")]
+    plan = build_query("don't", TextAnalysis.plain())
+    assert [term.phrase for term in plan.terms] == [("do",)]  # stopwords kept when alone
+
+
+def test_question_framing_words_do_not_count() -> None:
+    plan = build_query("Can you please remind me what happened with the invoices?")
+    assert [term.phrase for term in plan.terms] == [("invoices",)]
+
+
+def test_a_question_brings_its_reply_whoever_asks(recall: ChatRecall) -> None:
+    _, ids = chat(
+        recall,
+        1,
+        "Guests",
+        [
+            (USER, "Agencies want their clients in projects."),
+            (ASSISTANT, "Should guests see archived projects?"),
+            (USER, "No, hide them completely."),
+        ],
+    )
+    _, peer = chat(
+        recall,
+        1,
+        None,
+        [
+            (USER, "How long has your band been together?"),
+            (ASSISTANT, "Since university, about eight years."),
+        ],
+    )
+    recall.indexer.run_until_idle()
+    assert ids[2] in matched_ids(search(recall, "guests archived projects"))
+    assert peer[1] in matched_ids(search(recall, "band together"))
+
+
+def test_a_reply_takes_the_slot_before_its_question(recall: ChatRecall) -> None:
+    _, ids = chat(
+        recall,
+        1,
+        "Payouts",
+        [
+            (USER, "Sellers get their money how? Weekly?"),
+            (ASSISTANT, "Payouts run every Monday."),
+            (USER, "And sellers in their first month, same money schedule?"),
+            (ASSISTANT, "New accounts wait seven days on their first payouts."),
+        ],
+    )
+    recall.indexer.run_until_idle()
+    (result,) = search(recall, "sellers money")["results"]
+    shown = [m["message_id"] for m in result["matches"]]
+    assert sorted(shown) == [ids[1], ids[3]]  # both replies; their questions give up the slots
+
+
+def test_a_statement_does_not_bring_the_reply(recall: ChatRecall) -> None:
+    _, ids = chat(
+        recall,
+        1,
+        None,
+        [(USER, "My pottery class starts on Thursday."), (ASSISTANT, "That's great news!")],
+    )
+    recall.indexer.run_until_idle()
+    assert matched_ids(search(recall, "pottery class")) == [ids[0]]
