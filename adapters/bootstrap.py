@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import punq
 
 from chat_recall.adapters.sqlite import setup
+from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
@@ -28,6 +29,7 @@ from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
 from chat_recall.adapters.system_clock import SystemClock
 from chat_recall.adapters.telemetry import NullTelemetry
+from chat_recall.adapters.unchecked_audit import UncheckedIndexAudit
 from chat_recall.application.health import IndexHealth
 from chat_recall.application.indexer import Indexer, IndexerSettings
 from chat_recall.application.progress import IndexProgress
@@ -40,6 +42,7 @@ from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
     HostWriter,
+    IndexAudit,
     IndexStore,
     IndexUnitOfWork,
     MessageRepo,
@@ -151,6 +154,7 @@ def sqlite(
     container.register(IndexUnitOfWork, SqliteIndexUnitOfWork, scope=punq.Scope.singleton)
     container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, SqliteHostWriter, scope=punq.Scope.singleton)
+    container.register(IndexAudit, SqliteIndexAudit, scope=punq.Scope.singleton)
     recall = _finish(container, overrides or {})
     recall.on_close(database.close)
     return recall
@@ -209,6 +213,7 @@ def postgres(
     container.register(IndexUnitOfWork, PostgresIndexUnitOfWork, scope=punq.Scope.singleton)
     container.register(DirtyQueue, PostgresDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, PostgresHostWriter, scope=punq.Scope.singleton)
+    container.register(IndexAudit, instance=UncheckedIndexAudit())
     recall = _finish(container, overrides or {})
     recall.on_close(database.close)
     return recall
@@ -226,6 +231,7 @@ def in_memory(
     """chat-recall over in-memory adapters that rank exactly as SQLite FTS5; the host
     writes through `recall.host` (an `InMemoryHostStore`)."""
     # Imported here: a SQLite deployment (and every CLI call) never loads them.
+    from chat_recall.adapters.memory.audit import InMemoryIndexAudit
     from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostStore
     from chat_recall.adapters.memory.dirty_queue import InMemoryDirtyQueue
     from chat_recall.adapters.memory.index_store import InMemoryIndexStore, prepare_analysis
@@ -243,6 +249,7 @@ def in_memory(
     container.register(IndexUnitOfWork, InMemoryIndexUnitOfWork, scope=punq.Scope.singleton)
     container.register(DirtyQueue, InMemoryDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
+    container.register(IndexAudit, InMemoryIndexAudit, scope=punq.Scope.singleton)
     return _finish(container, overrides or {})
 
 
@@ -253,17 +260,20 @@ def custom(
     unit_of_work: IndexUnitOfWork,
     dirty: DirtyQueue,
     host: HostWriter,
+    audit: IndexAudit | None = None,
     policy: MarkupPolicy = DEFAULT_POLICY,
     settings: IndexerSettings | None = None,
     tools: ToolSettings | None = None,
     overrides: Overrides | None = None,
 ) -> ChatRecall:
     """chat-recall over a third party's storage adapter: pass instances of the five
-    storage ports; everything else is wired as for the shipped adapters."""
+    storage ports (and an `IndexAudit`, if the adapter has one); everything else is
+    wired as for the shipped adapters."""
     container = _container(policy, settings or IndexerSettings(), tools)
     container.register(MessageRepo, instance=repo)
     container.register(IndexStore, instance=index)
     container.register(IndexUnitOfWork, instance=unit_of_work)
     container.register(DirtyQueue, instance=dirty)
     container.register(HostWriter, instance=host)
+    container.register(IndexAudit, instance=audit or UncheckedIndexAudit())
     return _finish(container, overrides or {})

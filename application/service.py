@@ -15,11 +15,12 @@ from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
 from chat_recall.application.tools.search_chats import SearchChats, index_state
-from chat_recall.domain.model import AppId, ChatId
+from chat_recall.domain.model import AppId, ChatId, Finding
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
     HostWriter,
+    IndexAudit,
     IndexStore,
     IndexUnitOfWork,
     MessageRepo,
@@ -58,6 +59,7 @@ class ChatRecall:
     indexer: Indexer
     host: HostWriter
     registry: ToolRegistry
+    audit: IndexAudit
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
     def tools(self, mode: AgentMode = AgentMode.AGENT) -> list[ToolDefinition]:
@@ -100,6 +102,17 @@ class ChatRecall:
         health = self.health.snapshot()
         state, note = index_state(pending, health)
         return IndexStatus(state, pending, documents, health.state.value, note)
+
+    def check(self, *, deep: bool = True) -> list[Finding]:
+        """Drift and damage of the derived index (schema version, triggers, app
+        registry, index data), found without writing; `deep` reads the whole index."""
+        return self.audit.check(deep=deep)
+
+    def repair(self) -> list[str]:
+        """Restore what drifted (triggers, registry rows; an app whose index table is
+        gone is queued to be indexed again). Returns what was done; damaged index data
+        needs a rebuild instead."""
+        return self.audit.repair()
 
     def start(self) -> None:
         """Run the background indexer (its own connection); `notify()` after writes."""

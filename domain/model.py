@@ -275,3 +275,21 @@ class Maintenance:
 
     reclaimed: int = 0
     more: bool = False
+
+
+@attrs.frozen
+class Finding:
+    """One check of the derived index against what this release expects: `check` names
+    it (`schema_version`, `triggers`, `registry`, `integrity`, ...), `problem` says what
+    is wrong (None: it holds), `fix` how it is fixed (`repair`: `chat-recall index` or
+    `repair` restore it; `rebuild`: drop and rebuild the derived index; `upgrade`: a
+    newer chat-recall)."""
+
+    check: str
+    subject: str
+    problem: str | None = None
+    fix: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None

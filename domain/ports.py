@@ -19,6 +19,7 @@ from chat_recall.domain.model import (
     ChatId,
     ChatMarker,
     DocumentText,
+    Finding,
     IndexDocument,
     IndexStats,
     Maintenance,
@@ -239,4 +240,21 @@ class IndexStore(Protocol):
     def quarantine(self, limit: int) -> Quarantine:
         """The rows set aside as unreadable whose message still exists: the total and
         the first `limit` by message id."""
+        ...
+
+
+class IndexAudit(Protocol):
+    """Checks of the derived index against what this release creates (drift: missing
+    or changed triggers, registry rows, schema version; damaged index data), and the
+    repair of what can be restored in place."""
+
+    def check(self, *, deep: bool = True) -> list[Finding]:
+        """Every check, without writing or taking a write lock; `deep` also reads the
+        whole index to find damaged data. Never raises for what it finds."""
+        ...
+
+    def repair(self) -> list[str]:
+        """Restore what drifted and can be restored in place (triggers, registry rows,
+        an app whose index table vanished is indexed again), in short transactions.
+        Returns what was done. A damaged index needs a rebuild instead."""
         ...

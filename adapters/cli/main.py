@@ -33,6 +33,7 @@ COMMANDS = (
         "import", "import chats and messages from JSON Lines (a file or -)", "import_lines", True
     ),
     Command("index", "index what is pending, with progress", "index", True),
+    Command("repair", "restore drifted triggers and app registry rows in place", "repair"),
     Command("rebuild", "drop the index and build it again from the host rows", "rebuild", True),
     Command("status", "backlog, versions, apps and index integrity", "status"),
     Command("search", "run search_chats: find earlier chats about something", "search"),

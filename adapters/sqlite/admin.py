@@ -13,15 +13,21 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
 from chat_recall.adapters.sqlite import migrations, setup
+from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 from chat_recall.adapters.sqlite.database import SqliteDatabase, WriteLockStats, require_existing
 from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict, import_lines
-from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
+from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.indexing import index_stamp
 from chat_recall.domain.model import AppId
+
+if TYPE_CHECKING:
+    from chat_recall.application.service import ChatRecall
 
 QUARANTINE_SHOWN = 20
 
@@ -77,6 +83,9 @@ class UninstallReport:
     dropped: tuple[str, ...]
     seconds: float
     write_lock: WriteLockStats
+    # Damaged objects removed from the schema because DROP failed on them: their pages
+    # stay allocated in the file until the host runs VACUUM.
+    forced: tuple[str, ...] = ()
 
 
 def _install(database: SqliteDatabase) -> InstallReport:
@@ -112,8 +121,13 @@ def uninstall(path: Path, schema: HostSchema) -> UninstallReport:
     """Drop every derived object; host tables and rows are untouched."""
     started = time.monotonic()
     with _database(require_existing(path), schema) as database:
-        dropped = setup.uninstall(database)
-    return UninstallReport(tuple(dropped), time.monotonic() - started, database.lock_stats)
+        removed = setup.uninstall(database)
+    return UninstallReport(
+        (*removed.dropped, *removed.forced),
+        time.monotonic() - started,
+        database.lock_stats,
+        removed.forced,
+    )
 
 
 def import_file(
@@ -175,18 +189,37 @@ class QuarantinedStatus:
 
 
 @attrs.frozen
+class CheckStatus:
+    """One check of the derived index (`domain.model.Finding`): what it covered, and
+    when it failed, the problem and its fix (`repair`: `chat-recall repair` or `index`;
+    `rebuild`; `upgrade`)."""
+
+    check: str
+    subject: str
+    ok: bool
+    problem: str | None
+    fix: str | None
+
+
+@attrs.frozen
 class StatusReport:
     """What `chat-recall status` shows. Data only: the CLI renders it as JSON or text,
-    generically, so a new field shows up in every format without touching the CLI."""
+    generically, so a new field shows up in every format without touching the CLI.
+
+    Gathered on read-only connections: status never takes the write lock and works on
+    a database this process cannot write. When the schema version cannot be used (a
+    newer release, or no version at all) the figures that depend on it are None and
+    `checks` says why."""
 
     database: str
-    schema_version: int
+    schema_version: int | str | None  # as stored: None when not installed
     release_schema_version: int
-    index_stamp: StampStatus
-    backlog: BacklogStatus
+    index_stamp: StampStatus | None
+    backlog: BacklogStatus | None
     apps: list[AppStatus]
-    quarantined: int  # host rows set aside as unreadable (the first QUARANTINE_SHOWN below)
+    quarantined: int | None  # host rows set aside as unreadable (the first ones below)
     quarantined_rows: list[QuarantinedStatus]
+    checks: list[CheckStatus]
     problems: list[str]
 
     @property
@@ -194,70 +227,80 @@ class StatusReport:
         return not self.problems
 
 
-def status(path: Path, schema: HostSchema) -> StatusReport:
-    """The engine-neutral figures come through the facade (with the policy the
-    bootstrap builds, so the stamp compares like with like); schema version, app
-    registry and integrity from the database itself."""
+def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport:
+    """Checks first (`SqliteIndexAudit`: schema version, triggers, registry, and with
+    `deep` the integrity of the index data), then the engine-neutral figures through
+    the facade (with the policy the bootstrap builds, so the stamp compares like with
+    like) when the installed version can be read."""
     from chat_recall.adapters import bootstrap
 
     require_existing(path)
-    with (
-        bootstrap.sqlite(path, schema=schema, install=False) as recall,
-        _database(path, schema) as database,
-    ):
+    with _database(path, schema) as database:
+        audit = SqliteIndexAudit(database, SqliteFts5IndexStore(database))
+        findings = audit.check(deep=deep)
         with database.reading() as connection:
-            version = migrations.schema_version(connection)
+            stored = migrations.stored_schema_version(connection)
+    checks = [CheckStatus(f.check, f.subject, f.ok, f.problem, f.fix) for f in findings]
+    problems = [f"{f.subject}: {f.problem}" for f in findings if not f.ok]
+    version: int | str | None = None
+    if stored is not None:
+        version = int(str(stored)) if str(stored).isdigit() else str(stored)[:40]
+    report = StatusReport(
+        database=str(path),
+        schema_version=version,
+        release_schema_version=migrations.SCHEMA_VERSION,
+        index_stamp=None,
+        backlog=None,
+        apps=[],
+        quarantined=None,
+        quarantined_rows=[],
+        checks=checks,
+        problems=problems,
+    )
+    if stored is None or migrations.version_problem(stored) is not None:
+        return report
+    with bootstrap.sqlite(path, schema=schema, install=False) as recall:
         index = recall.index
         backlog = recall.dirty.backlog()
-        stored = index.projection_stamp()
+        stored_stamp = index.projection_stamp()
         current = index_stamp(recall.policy, recall.repo.source_fingerprint())
         quarantine = index.quarantine(QUARANTINE_SHOWN)
-        with database.reading() as connection:
-            app_ids = [
-                int(row[0])
-                for row in connection.execute(
-                    f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id"
-                )
-            ]
-        apps = []
-        for app_id in app_ids:
-            stats = index.stats(AppId(app_id))
-            apps.append(AppStatus(app_id, stats.documents, stats.unreclaimed))
-        return StatusReport(
-            database=str(path),
-            schema_version=version,
-            release_schema_version=migrations.SCHEMA_VERSION,
-            index_stamp=StampStatus(stored, current, stored != current),
-            backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
-            apps=apps,
-            quarantined=quarantine.total,
-            quarantined_rows=[
-                QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
-                for row in quarantine.rows
-            ],
-            problems=integrity_problems(database),
-        )
+        apps = [
+            AppStatus(app_id, stats.documents, stats.unreclaimed)
+            for app_id, stats in ((a, index.stats(AppId(a))) for a in _registered_apps(recall))
+        ]
+    return attrs.evolve(
+        report,
+        index_stamp=StampStatus(stored_stamp, current, stored_stamp != current),
+        backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
+        apps=apps,
+        quarantined=quarantine.total,
+        quarantined_rows=[
+            QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
+            for row in quarantine.rows
+        ],
+    )
 
 
-def integrity_problems(database: SqliteDatabase) -> list[str]:
-    """FTS5's integrity check per app table, and index rows against documents."""
-    problems = []
-    with database.writing() as connection:
-        for app_id, table in connection.execute(
-            f"SELECT app_id, fts_table FROM {migrations.APPS}"
-        ).fetchall():
-            try:
-                connection.execute(
-                    f"INSERT INTO {quote(table)}({quote(table)}) VALUES ('integrity-check')"
-                )
-            except Exception as error:  # the check reports corruption as an error
-                problems.append(f"app {app_id}: {error}")
-            rows = connection.execute(f"SELECT count(*) FROM {quote(table)}").fetchone()[0]
-            expected = connection.execute(
-                f"SELECT (SELECT count(*) FROM {migrations.DOCS} WHERE app_id = ?) + "
-                f"(SELECT count(*) FROM {migrations.PURGE} WHERE app_id = ?)",
-                (app_id, app_id),
-            ).fetchone()[0]
-            if rows != expected:
-                problems.append(f"app {app_id}: {rows} index rows for {expected} documents")
-    return problems
+def _registered_apps(recall: ChatRecall) -> list[int]:
+    database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
+    with database.reading() as connection:
+        return [
+            int(row[0])
+            for row in connection.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
+        ]
+
+
+def repair(path: Path, schema: HostSchema) -> RepairReport:
+    """Restore what drifted in place (`SqliteIndexAudit.repair`): the schema upgrade,
+    the triggers, the app registry. Damaged index data needs `rebuild` instead."""
+    started = time.monotonic()
+    with _database(require_existing(path), schema) as database:
+        done = SqliteIndexAudit(database, SqliteFts5IndexStore(database)).repair()
+    return RepairReport(tuple(done), time.monotonic() - started)
+
+
+@attrs.frozen
+class RepairReport:
+    done: tuple[str, ...]
+    seconds: float

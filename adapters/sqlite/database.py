@@ -178,6 +178,26 @@ class SqliteDatabase:
                 connection.execute("COMMIT")
                 self.lock_stats.record(time.perf_counter() - acquired)
 
+    @contextlib.contextmanager
+    def inspecting(self) -> Iterator[sqlite3.Connection]:
+        """A fresh read-only connection for checks, closed afterwards: `mode=ro` (it can
+        never write the database, never takes the write lock) but without
+        `query_only`, so a check may create temporary tables (fts5vocab views). Driver
+        errors are not translated: a check turns them into findings."""
+        if self.shared is not None:
+            with self._lock:
+                yield self.shared
+            return
+        connection = self._connect(read_only=True)
+        connection.execute("PRAGMA query_only = OFF")
+        try:
+            yield connection
+        finally:
+            with self._lock:
+                if connection in self._opened:
+                    self._opened.remove(connection)
+            connection.close()
+
     def codec(self, connection: sqlite3.Connection) -> str:
         """The Python codec of the database's text encoding (read once)."""
         if self._codec is None:
@@ -203,6 +223,9 @@ class SqliteDatabase:
 # SQLite primary result codes (the low byte of an extended code).
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 5, 6, 8
 SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 14, 26
+# Damage FTS5 reports as a generic error: a constructor that cannot read its shadow
+# tables, a config it cannot parse.
+DAMAGE_SIGNS = ("vtable constructor failed", "invalid fts5 file format")
 
 
 @contextlib.contextmanager
@@ -221,7 +244,7 @@ def translate(error: sqlite3.Error) -> ChatRecallError:
     code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
     if code in (SQLITE_BUSY, SQLITE_LOCKED):
         return StorageBusy(message)
-    if code in (SQLITE_CORRUPT, SQLITE_NOTADB) or "vtable constructor failed" in message:
+    if code in (SQLITE_CORRUPT, SQLITE_NOTADB) or any(sign in message for sign in DAMAGE_SIGNS):
         return StorageDamaged(
             f"{message}: the database reports damaged data; `chat-recall rebuild` drops "
             "and rebuilds chat-recall's own tables (the host's tables are never touched)"

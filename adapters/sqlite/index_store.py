@@ -141,6 +141,10 @@ class SqliteFts5IndexStore:
         connection.execute(f"DELETE FROM {DOCS} WHERE message_id = ?", (message_id,))
         connection.execute(f"DELETE FROM {PURGE} WHERE message_id = ?", (message_id,))
 
+    def forget_tables(self) -> None:
+        """Drop the cache of registered app tables (after the registry was repaired)."""
+        self._known_tables.clear()
+
     def _table_exists(self, connection: sqlite3.Connection, app_id: AppId) -> bool:
         if app_id in self._known_tables:
             return True

@@ -10,7 +10,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+import attrs
+
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
 SCHEMA_VERSION = 2
@@ -94,12 +97,9 @@ def _migration_1(connection: sqlite3.Connection, schema: HostSchema) -> None:
             app_id INTEGER PRIMARY KEY,
             fts_table TEXT NOT NULL UNIQUE
         );
-        CREATE INDEX IF NOT EXISTS {MESSAGE_ORDER_INDEX}
-            ON {schema.q("messages")}({schema.q("message_chat_id")},
-                                       {schema.q("message_created_at")},
-                                       {schema.q("message_id")});
         """,
     )
+    create_order_index(connection, schema)
     mark_all_messages_dirty(connection, schema, replace=False)
 
 
@@ -259,14 +259,47 @@ def drop_app_index(connection: sqlite3.Connection, app_id: int, table: str) -> N
     connection.execute(f"DELETE FROM {APPS} WHERE app_id = ?", (app_id,))
 
 
-def schema_version(connection: sqlite3.Connection) -> int:
+def stored_schema_version(connection: sqlite3.Connection) -> object:
+    """The stored schema version as stored (None when chat-recall is not installed)."""
     exists = connection.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (META,)
     ).fetchone()
     if not exists:
-        return 0
+        return None
     row = connection.execute(f"SELECT value FROM {META} WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row else 0
+    return None if row is None else row[0]
+
+
+def version_problem(stored: object) -> str | None:
+    """Why a stored schema version cannot be used by this release (None when it can):
+    a version from a newer release, or a value that is no version at all. Neither is
+    ever re-stamped: the fix is an upgrade or an explicit rebuild."""
+    if stored is None:
+        return None
+    text = str(stored)
+    if not text.isdigit():  # also refuses '-1', '2.0', '', blobs
+        return (
+            f"chat_recall_meta holds schema_version {text[:40]!r}, which is no chat-recall "
+            "version: run `chat-recall rebuild` to drop and rebuild the derived index (host "
+            "tables are untouched)"
+        )
+    if int(text) > SCHEMA_VERSION:
+        return (
+            f"the derived index was written by a newer chat-recall (schema version {text}; "
+            f"this release knows up to {SCHEMA_VERSION}): upgrade chat-recall, or run "
+            "`chat-recall rebuild` with this release"
+        )
+    return None
+
+
+def schema_version(connection: sqlite3.Connection) -> int:
+    """The installed schema version (0: not installed). Raises IndexUnavailable for a
+    version this release cannot use (`version_problem`)."""
+    stored = stored_schema_version(connection)
+    problem = version_problem(stored)
+    if problem is not None:
+        raise IndexUnavailable(problem)
+    return 0 if stored is None else int(str(stored))
 
 
 def install(connection: sqlite3.Connection, schema: HostSchema) -> int:
@@ -280,31 +313,167 @@ def install(connection: sqlite3.Connection, schema: HostSchema) -> int:
         f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('schema_version', ?)",
         (str(SCHEMA_VERSION),),
     )
+    create_triggers(connection, schema)
+    create_order_index(connection, schema)
+    return found
+
+
+def create_order_index(connection: sqlite3.Connection, schema: HostSchema) -> None:
+    """The index on the host's messages that keyset reads use (restored if a host
+    migration that rebuilt its table dropped it)."""
+    connection.execute(
+        f"CREATE INDEX IF NOT EXISTS {MESSAGE_ORDER_INDEX} ON {schema.q('messages')}"
+        f"({schema.q('message_chat_id')}, {schema.q('message_created_at')}, "
+        f"{schema.q('message_id')})"
+    )
+
+
+def create_triggers(connection: sqlite3.Connection, schema: HostSchema) -> None:
+    """(Re)create the triggers for `schema` (inside the caller's transaction)."""
     for name in TRIGGERS:
         connection.execute(f"DROP TRIGGER IF EXISTS {name}")
     for statement in _trigger_sql(schema):
         connection.execute(statement)
-    return found
 
 
-def uninstall(connection: sqlite3.Connection) -> list[str]:
-    """Drop every derived object; host tables and rows are untouched. Returns the
-    names dropped."""
+FTS5_SHADOWS = ("_data", "_idx", "_content", "_docsize", "_config")
+
+
+@attrs.frozen
+class Uninstalled:
+    """What uninstall removed: `dropped` with DROP; `forced` (damaged objects whose
+    DROP failed) by removing their schema entries, so their pages stay allocated in the
+    file until the host runs VACUUM."""
+
+    dropped: tuple[str, ...]
+    forced: tuple[str, ...]
+
+
+class DropFailed(Exception):
+    """A DROP failed on a damaged object; the transaction must be rolled back (SQLite
+    refuses every later statement of a transaction that met corruption) and the
+    uninstall tried again with `name` among the damaged."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def derived_objects(connection: sqlite3.Connection) -> list[tuple[str, str, str | None]]:
+    """(type, name, sql) of every chat-recall trigger, index and table."""
+    return [
+        (str(kind), str(name), sql)
+        for kind, name, sql in connection.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'chat\\_recall\\_%' "
+            "ESCAPE '\\' AND type IN ('trigger', 'index', 'table')"
+        )
+    ]
+
+
+def uninstall(connection: sqlite3.Connection, damaged: frozenset[str] = frozenset()) -> Uninstalled:
+    """Drop every derived object inside the caller's transaction; host tables and rows
+    are untouched. Raises `DropFailed` when a DROP fails: the caller rolls back and
+    calls again with that name in `damaged` (`setup.uninstall` does).
+
+    A damaged FTS5 table cannot be dropped (its constructor fails on corrupt data or
+    shadow tables), so its shadow tables are dropped one by one, and what still cannot
+    be dropped (the virtual table itself, a shadow table whose b-tree is corrupt) leaves
+    the schema through `writable_schema`, restricted to `chat_recall_*` names."""
+    rows = derived_objects(connection)
+    virtual = sorted(name for kind, name, sql in rows if kind == "table" and is_virtual(sql))
+    shadows = {f"{table}{suffix}" for table in virtual for suffix in FTS5_SHADOWS}
+    present = {name for _, name, _ in rows}
     dropped: list[str] = []
-    rows = connection.execute(
-        "SELECT type, name FROM sqlite_master WHERE name LIKE 'chat\\_recall\\_%' ESCAPE '\\' "
-        "AND type IN ('trigger', 'index', 'table') ORDER BY type = 'table', name"
-    ).fetchall()
-    fts_tables = {
-        name for _, name in rows if name.startswith("chat_recall_fts_") and "_fts_" in name
-    }
-    for kind, name in rows:
-        if kind == "table" and any(
-            name.startswith(f"{table}_") and name != table for table in fts_tables
-        ):
-            continue  # FTS5 shadow tables go with their virtual table
-        if kind == "index" and name.startswith("sqlite_autoindex"):
-            continue
-        connection.execute(f"DROP {kind.upper()} IF EXISTS {quote(name)}")
+    forced: list[str] = []
+
+    def drop(kind: str, name: str) -> None:
+        if name in damaged:
+            forced.append(name)
+            return
+        try:
+            connection.execute(f"DROP {kind} IF EXISTS {quote(name)}")
+        except sqlite3.DatabaseError as error:
+            raise DropFailed(name) from error
         dropped.append(name)
-    return dropped
+
+    for kind in ("trigger", "index"):
+        for _, name, _ in sorted(r for r in rows if r[0] == kind):
+            if not name.startswith("sqlite_"):
+                drop(kind.upper(), name)
+    for table in virtual:
+        if table not in damaged:
+            drop("TABLE", table)
+            continue
+        for shadow in (f"{table}{suffix}" for suffix in FTS5_SHADOWS):
+            if shadow in present:
+                drop("TABLE", shadow)
+        forced.append(table)
+    for kind, name, _ in sorted(rows):
+        if kind == "table" and name not in shadows and name not in virtual:
+            drop("TABLE", name)
+    if forced:
+        _remove_from_schema(connection, forced)
+    return Uninstalled(tuple(dropped), tuple(forced))
+
+
+def is_virtual(sql: str | None) -> bool:
+    return (sql or "").lstrip().upper().startswith("CREATE VIRTUAL TABLE")
+
+
+def _remove_from_schema(connection: sqlite3.Connection, names: list[str]) -> None:
+    """Remove schema entries of damaged derived objects that DROP cannot remove, and
+    bump the schema cookie so every connection reloads the schema."""
+    marks = ", ".join("?" for _ in names)
+    own = "name LIKE 'chat\\_recall\\_%' ESCAPE '\\'"
+    cookie = connection.execute("PRAGMA schema_version").fetchone()[0]
+    connection.execute("PRAGMA writable_schema = ON")
+    try:
+        connection.execute(
+            f"DELETE FROM sqlite_master WHERE ({own} AND name IN ({marks})) "
+            f"OR (type = 'index' AND name LIKE 'sqlite\\_autoindex\\_%' ESCAPE '\\' "
+            f"AND tbl_name IN ({marks}))",
+            (*names, *names),
+        )
+        connection.execute(f"PRAGMA schema_version = {int(cookie) + 1}")
+    finally:
+        connection.execute("PRAGMA writable_schema = OFF")
+
+
+def expected_triggers(schema: HostSchema) -> dict[str, str]:
+    """The triggers this release creates for `schema`: name -> CREATE statement."""
+    statements = _trigger_sql(schema)
+    names = [statement.split()[2] for statement in statements]
+    return dict(zip(names, statements, strict=True))
+
+
+def trigger_drift(connection: sqlite3.Connection, schema: HostSchema) -> list[str]:
+    """How the installed triggers (and the index on the host's messages) differ from
+    what this release creates for `schema`: missing, changed, or unknown chat-recall
+    triggers; empty when they match."""
+    expected = {name: _normalised(sql) for name, sql in expected_triggers(schema).items()}
+    installed = {
+        str(name): _normalised(str(sql))
+        for name, sql in connection.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+            "AND name LIKE 'chat\\_recall\\_%' ESCAPE '\\'"
+        )
+    }
+    drift = [f"trigger {name} is missing" for name in expected if name not in installed]
+    drift += [
+        f"trigger {name} differs from what this release creates"
+        for name in expected
+        if name in installed and installed[name] != expected[name]
+    ]
+    drift += [
+        f"trigger {name} is unknown to this release" for name in installed if name not in expected
+    ]
+    index = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (MESSAGE_ORDER_INDEX,)
+    ).fetchone()
+    if index is None:
+        drift.append(f"index {MESSAGE_ORDER_INDEX} on the host's messages is missing")
+    return sorted(drift)
+
+
+def _normalised(sql: str) -> str:
+    return " ".join(sql.split())

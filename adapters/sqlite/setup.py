@@ -6,7 +6,7 @@ import sqlite3
 
 import attrs
 
-from chat_recall.adapters.sqlite import migrations
+from chat_recall.adapters.sqlite import migrations, registry
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
@@ -20,6 +20,7 @@ class InstallReport:
     version: int
     dirty_messages: int
     rebuilt_for_analysis: bool = False
+    registry_repairs: tuple[str, ...] = ()  # what `registry.restore` did
 
 
 def create_reference_schema(database: SqliteDatabase) -> None:
@@ -30,14 +31,18 @@ def create_reference_schema(database: SqliteDatabase) -> None:
 
 def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -> InstallReport:
     """Check FTS5 and the host schema, switch to WAL, install or upgrade the derived
-    objects, and rebuild the index if it was built under another text analysis.
-    Idempotent; safe at every start."""
+    objects, and rebuild the index if it was built under another text analysis. The
+    triggers are recreated and the app registry restored (`registry`), so drift of
+    either is repaired at every start. Idempotent. A schema version this release cannot
+    use (newer, or no version at all) is an IndexUnavailable naming the fix, never
+    re-stamped."""
     with database.writing() as connection:
         check_fts5(connection)
         database.schema.verify(connection)
     database.enable_wal()
     with database.writing() as connection:
         previous = migrations.install(connection, database.schema)
+        repairs = registry.restore(connection, database.schema)
         recorded = migrations.recorded_analysis(connection)
     rebuilt = recorded is not None and recorded != analysis.name
     if rebuilt:
@@ -47,7 +52,7 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]
-    return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty), rebuilt)
+    return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty), rebuilt, tuple(repairs))
 
 
 def _rebuild_for(database: SqliteDatabase) -> None:
@@ -89,7 +94,16 @@ def check_fts5_readonly(connection: sqlite3.Connection) -> None:
         check_fts5(connection)
 
 
-def uninstall(database: SqliteDatabase) -> list[str]:
-    """Remove every derived object; no host row is touched."""
-    with database.writing() as connection:
-        return migrations.uninstall(connection)
+def uninstall(database: SqliteDatabase) -> migrations.Uninstalled:
+    """Remove every derived object, even a damaged one; no host row is touched. A DROP
+    that fails on damage rolls the transaction back, and the next attempt removes that
+    object from the schema instead (at most one attempt per derived object)."""
+    damaged: set[str] = set()
+    while True:
+        try:
+            with database.writing() as connection:
+                return migrations.uninstall(connection, frozenset(damaged))
+        except migrations.DropFailed as failed:
+            if failed.name in damaged:  # cannot happen: a damaged name is never dropped
+                raise
+            damaged.add(failed.name)

@@ -105,7 +105,7 @@ def test_uninstall_removes_every_derived_object_and_no_host_row(tmp_path: Path) 
     recall.indexer.run_until_idle()
     recall.close()
     database = SqliteDatabase.open(path, HostSchema.reference())
-    dropped = setup.uninstall(database)
+    dropped = setup.uninstall(database).dropped
     database.close()
     assert "chat_recall_fts_1" in dropped
     leftover = {

@@ -1,4 +1,5 @@
-"""`chat-recall index`: index everything pending, with progress."""
+"""`chat-recall index`: restore drifted triggers and registry rows, then index everything
+pending, with progress."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ def run(arguments: argparse.Namespace) -> int:
     from chat_recall.adapters.cli.progress import reporter
 
     with database.open_recall(arguments) as recall:
+        for line in recall.repair():  # triggers and registry rows lost to drift
+            print(f"repaired: {line}")
         report = drain(recall, reporter("indexing", quiet=arguments.quiet))
     print(summary(report))
     if not arguments.quiet:

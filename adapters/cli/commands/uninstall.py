@@ -23,5 +23,11 @@ def run(arguments: argparse.Namespace) -> int:
             f"removed {len(report.dropped)} chat-recall objects (tables, triggers, indexes) "
             f"in {report.seconds:.1f} s; host tables untouched"
         )
+    if report.forced:
+        print(
+            f"{len(report.forced)} damaged objects could not be dropped and were removed "
+            f"from the schema ({', '.join(report.forced)}); their pages stay allocated "
+            "until the host runs VACUUM"
+        )
     print(f"write lock: {report.write_lock.summary()}")
     return 0

@@ -1,0 +1,23 @@
+"""`chat-recall repair`: restore what drifted in place (the schema upgrade, triggers a
+migration dropped, lost app registry rows); damaged index data needs `rebuild`."""
+
+from __future__ import annotations
+
+import argparse
+
+from chat_recall.adapters.cli import database, options
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    options.add_database(parser)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    from chat_recall.adapters.sqlite import admin
+
+    report = admin.repair(database.path(arguments), database.schema(arguments))
+    for line in report.done:
+        print(f"repaired: {line}")
+    if not report.done:
+        print("nothing to repair (run chat-recall status for damaged index data)")
+    return 0

@@ -1,0 +1,65 @@
+"""Damaging chat-recall's derived objects the ways hosts and disks do: a migration that
+rebuilds the messages table (dropping its triggers), a deleted registry row, a bad
+schema version, corrupt FTS5 data (the structure record, the config, a lost shadow
+table) and randomised bytes in the pages of the FTS5 shadow tables."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sqlite3
+from pathlib import Path
+
+DAMAGES = ("structure", "config", "lost_shadow", "pages")
+
+
+def checkpoint(path: Path) -> None:
+    """Everything in the main file, no WAL left (so page offsets are the file's)."""
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+
+
+def host_digest(path: Path) -> str:
+    """A digest of every host row (chats and messages), to prove none was touched."""
+    connection = sqlite3.connect(path)
+    digest = hashlib.sha256()
+    for table in ("chats", "messages"):
+        for row in connection.execute(f"SELECT * FROM {table} ORDER BY id"):
+            digest.update(repr(row).encode())
+    connection.close()
+    return digest.hexdigest()
+
+
+def damage(path: Path, how: str, *, seed: int = 0, app_id: int = 1) -> None:
+    table = f"chat_recall_fts_{app_id}"
+    checkpoint(path)
+    connection = sqlite3.connect(path, isolation_level=None)
+    if how == "structure":  # the record FTS5 reads first: 'vtable constructor failed'
+        connection.execute(f"UPDATE {table}_data SET block = randomblob(40) WHERE id = 10")
+    elif how == "config":
+        connection.execute(f"UPDATE {table}_config SET v = 99 WHERE k = 'version'")
+    elif how == "lost_shadow":
+        connection.execute(f"DROP TABLE {table}_config")
+    elif how == "pages":
+        _randomise_pages(connection, path, table, seed)
+    else:
+        raise ValueError(how)
+    connection.close()
+
+
+def _randomise_pages(connection: sqlite3.Connection, path: Path, table: str, seed: int) -> None:
+    pages = [
+        (name, page)
+        for name, page in connection.execute(
+            "SELECT name, pageno FROM dbstat WHERE name LIKE ? ORDER BY pageno", (f"{table}_%",)
+        )
+    ]
+    size = connection.execute("PRAGMA page_size").fetchone()[0]
+    connection.close()
+    chooser = random.Random(seed)
+    chosen = chooser.sample(pages, min(3, len(pages)))
+    with open(path, "r+b") as handle:
+        for _, page in chosen:
+            handle.seek((page - 1) * size + chooser.randrange(0, size - 64))
+            handle.write(chooser.randbytes(48))

@@ -1,0 +1,311 @@
+"""Detect and repair drift; survive damage. `status` (and `ChatRecall.check`) find
+dropped triggers, lost registry rows, unusable schema versions and damaged index data
+without taking the write lock; `index`/`repair` restore triggers and registry rows;
+`rebuild` and `uninstall` succeed on a damaged FTS5 index and never touch host rows."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.cli.exits import Exit
+from chat_recall.adapters.cli.main import main
+from chat_recall.adapters.sqlite import admin
+from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.errors import IndexUnavailable
+from chat_recall.domain.messages import Role
+from tests.robustness.damage import DAMAGES, checkpoint, damage, host_digest
+
+Capture = pytest.CaptureFixture[str]
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
+
+
+def build(path: Path, chats: int = 6, messages: int = 40) -> None:
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    for c in range(chats):
+        chat_id = recall.host.create_chat(1 + c % 2, f"chat {c}", 1_700_000_000)
+        for m in range(messages):
+            text = " ".join(f"{WORDS[(c + m + k) % 10]}{(m * k) % 97}" for k in range(25))
+            recall.host.add_message(chat_id, Role.USER, text, 1_700_000_000 + m)
+    recall.indexer.run_until_idle()
+    recall.close()
+    checkpoint(path)
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("pristine") / "host.db"
+    build(path)
+    return path
+
+
+@pytest.fixture
+def database(pristine: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "host.db"
+    path.write_bytes(pristine.read_bytes())
+    return path
+
+
+def status(path: Path, capsys: Capture) -> tuple[int, dict[str, object]]:
+    capsys.readouterr()
+    code = main(["status", "--db", str(path), "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def problems(path: Path) -> list[str]:
+    return admin.status(path, HostSchema.reference()).problems
+
+
+def found(path: Path, word: str, app_id: int = 1) -> int:
+    with bootstrap.sqlite(path, install=False) as recall:
+        output = json.loads(recall.search_chats(CallContext(app_id), {"query": word}))
+    assert "error" not in output, output
+    return len(output["results"])
+
+
+@pytest.fixture
+def writer_holding_the_lock(database: Path) -> Iterator[sqlite3.Connection]:
+    """Another connection holding the write lock throughout (as a busy host would)."""
+    connection = sqlite3.connect(database, isolation_level=None)
+    connection.execute("BEGIN IMMEDIATE")
+    yield connection
+    connection.execute("ROLLBACK")
+    connection.close()
+
+
+def test_a_healthy_index_passes_every_check_without_the_write_lock(
+    database: Path, capsys: Capture, writer_holding_the_lock: sqlite3.Connection
+) -> None:
+    code, report = status(database, capsys)  # a write would wait 5 s, then fail as busy
+    assert code == Exit.OK
+    assert report["healthy"] is True
+    checks = {check["check"] for check in report["checks"]}  # type: ignore[attr-defined]
+    assert checks == {"schema_version", "triggers", "registry", "integrity"}
+
+
+def table_rebuild_migration(path: Path) -> None:
+    """What ORMs do to alter a table: copy it to a new one and drop the old one (the
+    triggers and the index on it go with it)."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.executescript(
+        """
+        BEGIN;
+        CREATE TABLE messages_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+            role TEXT NOT NULL, content TEXT NOT NULL, approval_state TEXT,
+            commit_hash TEXT, is_compaction_summary INTEGER NOT NULL DEFAULT 0,
+            ai_messages_json TEXT,
+            created_at INTEGER NOT NULL DEFAULT (CAST(strftime('%s', 'now') AS INTEGER)),
+            new_column TEXT
+        );
+        INSERT INTO messages_new(id, chat_id, role, content, approval_state, commit_hash,
+            is_compaction_summary, ai_messages_json, created_at)
+            SELECT id, chat_id, role, content, approval_state, commit_hash,
+                   is_compaction_summary, ai_messages_json, created_at FROM messages;
+        DROP TABLE messages;
+        ALTER TABLE messages_new RENAME TO messages;
+        COMMIT;
+        """
+    )
+    connection.close()
+
+
+def add_message(path: Path, chat_id: int, text: str) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute(
+        "INSERT INTO messages(chat_id, role, content, created_at) VALUES (?, 'user', ?, ?)",
+        (chat_id, text, 1_700_000_999),
+    )
+    connection.close()
+
+
+def test_dropped_triggers_are_reported_and_index_restores_them(
+    database: Path, capsys: Capture
+) -> None:
+    table_rebuild_migration(database)
+    add_message(database, 1, "written while the triggers were gone: zebracrossing")
+    code, report = status(database, capsys)
+    assert code == Exit.UNHEALTHY
+    missing = [c for c in report["checks"] if c["check"] == "triggers"]  # type: ignore[attr-defined]
+    assert {c["subject"] for c in missing} >= {
+        "chat_recall_message_insert",
+        "chat_recall_message_update",
+        "chat_recall_message_delete",
+        "chat_recall_messages_order",
+    }
+    assert all(c["fix"] == "repair" for c in missing)
+    assert main(["index", "--db", str(database)]) == 0
+    assert "repaired: recreated the triggers" in capsys.readouterr().out
+    assert status(database, capsys)[0] == Exit.OK
+    add_message(database, 1, "written after the repair: yellowsubmarine")
+    assert main(["index", "--db", str(database)]) == 0
+    assert found(database, "yellowsubmarine") == 1
+    # a row written while the triggers were missing was never marked: a rebuild finds it
+    assert found(database, "zebracrossing") == 0
+    assert main(["rebuild", "--db", str(database)]) == 0
+    assert found(database, "zebracrossing") == 1
+
+
+def test_a_lost_registry_row_is_reported_and_restored(database: Path, capsys: Capture) -> None:
+    assert found(database, "alpha1") > 0
+    connection = sqlite3.connect(database, isolation_level=None)
+    connection.execute("DELETE FROM chat_recall_apps WHERE app_id = 1")
+    connection.close()
+    assert found(database, "alpha1") == 0  # silently empty: what status must reveal
+    assert problems(database) == [
+        "app 1: index table chat_recall_fts_1 has no registry row: the app's searches find nothing"
+    ]
+    capsys.readouterr()
+    assert main(["repair", "--db", str(database)]) == 0
+    assert "repaired: registered the index table of app 1" in capsys.readouterr().out
+    assert problems(database) == []
+    assert found(database, "alpha1") > 0
+
+
+def test_an_app_whose_index_table_vanished_is_indexed_again(database: Path) -> None:
+    connection = sqlite3.connect(database, isolation_level=None)
+    connection.execute("DROP TABLE chat_recall_fts_2")
+    connection.close()
+    assert any("app 2: the registry names an index table" in p for p in problems(database))
+    with bootstrap.sqlite(database) as recall:  # every start restores the registry
+        assert recall.dirty.backlog().chats == 3
+        recall.indexer.run_until_idle()
+    assert problems(database) == []
+    assert found(database, "beta1", app_id=2) > 0
+
+
+@pytest.mark.parametrize(
+    ("stored", "fix", "message"),
+    [
+        ("99", "upgrade", "written by a newer chat-recall (schema version 99"),
+        ("abc", "rebuild", "holds schema_version 'abc', which is no chat-recall version"),
+        ("-1", "rebuild", "which is no chat-recall version"),
+    ],
+)
+def test_an_unusable_schema_version_is_a_clear_error_never_restamped(
+    database: Path, capsys: Capture, stored: str, fix: str, message: str
+) -> None:
+    connection = sqlite3.connect(database, isolation_level=None)
+    connection.execute(
+        "UPDATE chat_recall_meta SET value = ? WHERE key = 'schema_version'", (stored,)
+    )
+    connection.close()
+    with pytest.raises(IndexUnavailable, match=re.escape(message)):
+        bootstrap.sqlite(database)
+    with pytest.raises(IndexUnavailable, match=re.escape(message)):
+        bootstrap.sqlite(database, install=False)
+    code, report = status(database, capsys)
+    assert code == Exit.UNHEALTHY
+    assert report["checks"] == [
+        {
+            "check": "schema_version",
+            "subject": f"version {stored}",
+            "ok": False,
+            "problem": report["checks"][0]["problem"],  # type: ignore[index]
+            "fix": fix,
+        }
+    ]
+    assert message in report["problems"][0]  # type: ignore[index]
+    assert main(["index", "--db", str(database)]) == Exit.FAILED
+    assert message in capsys.readouterr().err
+    connection = sqlite3.connect(database)
+    kept = connection.execute("SELECT value FROM chat_recall_meta WHERE key = 'schema_version'")
+    assert kept.fetchone()[0] == stored  # never re-stamped
+    connection.close()
+    before = host_digest(database)
+    assert main(["rebuild", "--db", str(database)]) == 0
+    assert host_digest(database) == before
+    assert status(database, capsys)[0] == Exit.OK
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_index_is_found_and_rebuild_and_uninstall_succeed(
+    database: Path, capsys: Capture, how: str
+) -> None:
+    before = host_digest(database)
+    damage(database, how)
+    code, report = status(database, capsys)
+    assert code == Exit.UNHEALTHY
+    failed = [c for c in report["checks"] if not c["ok"]]  # type: ignore[attr-defined]
+    assert failed
+    assert {c["fix"] for c in failed} == {"rebuild"}
+    with bootstrap.sqlite(database, install=False) as recall:
+        output = json.loads(recall.search_chats(CallContext(1), {"query": "alpha1"}))
+    if how != "pages":  # random bytes may miss what this query reads; never a traceback
+        assert output["error"]["kind"] == "storage_damaged"
+    assert main(["rebuild", "--db", str(database)]) == 0
+    assert host_digest(database) == before
+    assert status(database, capsys)[0] == Exit.OK
+    assert found(database, "alpha1") > 0
+    damage(database, how, seed=1)
+    assert main(["uninstall", "--db", str(database)]) == 0
+    connection = sqlite3.connect(database)
+    left = connection.execute("SELECT name FROM sqlite_master WHERE name LIKE 'chat_recall%'")
+    assert left.fetchall() == []
+    assert connection.execute("PRAGMA quick_check(messages)").fetchall() == [("ok",)]
+    connection.close()
+    assert host_digest(database) == before
+
+
+RANDOM_SEEDS = range(24)
+
+
+def test_randomised_pages_of_the_fts_tables_never_trap_the_user(
+    pristine: Path, tmp_path: Path, capsys: Capture
+) -> None:
+    """Random bytes in random pages of app 1's shadow tables, 24 seeds: status always
+    answers, rebuild always restores a sound index, host rows are never touched."""
+    before = host_digest(pristine)
+    detected = 0
+    for seed in RANDOM_SEEDS:
+        path = tmp_path / f"random-{seed}.db"
+        path.write_bytes(pristine.read_bytes())
+        damage(path, "pages", seed=seed)
+        code, _ = status(path, capsys)
+        assert code in (Exit.OK, Exit.UNHEALTHY)
+        detected += code == Exit.UNHEALTHY
+        assert main(["rebuild", "--db", str(path)]) == 0, seed
+        assert host_digest(path) == before
+        assert status(path, capsys)[0] == Exit.OK
+        assert found(path, "alpha1") > 0
+    print(f"randomised pages: {len(RANDOM_SEEDS)} cases, {detected} detected by status")
+    assert detected > 0
+
+
+def test_the_facade_checks_and_repairs_both_adapters(tmp_path: Path) -> None:
+    memory = bootstrap.in_memory()
+    chat_id = memory.host.create_chat(7, "c", 1)
+    memory.host.add_message(chat_id, Role.USER, "words", 2)
+    memory.indexer.run_until_idle()
+    assert all(finding.ok for finding in memory.check())
+    memory.host.database.fts.pop(7)  # type: ignore[attr-defined]
+    assert [f.problem for f in memory.check() if not f.ok] == [
+        "documents exist but neither an index table nor a registry row"
+    ]
+    assert memory.repair() == ["app 7 has no index table: its 1 chats are queued to be indexed"]
+    memory.indexer.run_until_idle()
+    assert all(finding.ok for finding in memory.check())
+    path = tmp_path / "facade.db"
+    build(path, chats=2, messages=3)
+    recall: ChatRecall = bootstrap.sqlite(path)
+    assert all(f.ok for f in recall.check())
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("DROP TRIGGER chat_recall_message_insert")
+    connection.close()
+    assert [f.subject for f in recall.check(deep=False) if not f.ok] == [
+        "chat_recall_message_insert"
+    ]
+    assert recall.repair() == [
+        "recreated the triggers (trigger chat_recall_message_insert is missing)"
+    ]
+    assert all(f.ok for f in recall.check())
+    recall.close()
