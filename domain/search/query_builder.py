@@ -32,6 +32,7 @@ from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
 
 MAX_TERMS = 12
 MAX_PHRASE_TOKENS = 16
+MAX_WORD_CHARS = 64
 
 STOPWORDS = frozenset(
     """
@@ -75,13 +76,19 @@ def _without_clitic(word: str) -> str:
     return base
 
 
+def _display(word: str) -> str:
+    """A query word as the output names it: without the punctuation around it."""
+    return word.strip(".,;:!?\"'()[]{}<>«»“”‘’`")[:MAX_WORD_CHARS] or word[:MAX_WORD_CHARS]
+
+
 @attrs.frozen
 class QueryTerm:
-    """One query word: the phrase of its tokens, and the terms the index scores for it
-    (the analysis of each token)."""
+    """One query word: the phrase of its tokens, the terms the index scores for it (the
+    analysis of each token), and the word as the query wrote it (for the output)."""
 
     phrase: Phrase
     terms: Phrase
+    word: str = ""
 
 
 @attrs.frozen
@@ -116,13 +123,16 @@ def build_query(
 ) -> QueryPlan:
     raw_words = text.split()
     words = [_without_clitic(word) for word in raw_words] if clitics else raw_words
-    phrases = [tuple(tokenize(index_text(word)))[:MAX_PHRASE_TOKENS] for word in words]
-    phrases = [phrase for phrase in phrases if phrase]
+    found = [
+        (tuple(tokenize(index_text(word)))[:MAX_PHRASE_TOKENS], _display(word)) for word in words
+    ]
+    found = [(phrase, word) for phrase, word in found if phrase]
+    phrases = [phrase for phrase, _ in found]
     ignored = STOPWORDS | QUESTION_WORDS if question_words else STOPWORDS
-    meaningful = [p for p in phrases if not (len(p) == 1 and p[0] in ignored)]
+    meaningful = [(p, w) for p, w in found if not (len(p) == 1 and p[0] in ignored)]
     terms: list[QueryTerm] = []
-    for phrase in meaningful or phrases:
-        term = QueryTerm(phrase, analysis.phrase(phrase))
+    for phrase, word in meaningful or found:
+        term = QueryTerm(phrase, analysis.phrase(phrase), word)
         if all(term.terms != kept.terms for kept in terms):
             terms.append(term)
     terms = terms[:MAX_TERMS]

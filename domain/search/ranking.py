@@ -99,6 +99,8 @@ class RankedMatch:
 class ChatGroup:
     chat_id: ChatId
     matches: tuple[RankedMatch, ...]
+    # The query terms found in any message of the chat that was looked at (shown or not).
+    terms: frozenset[str] = frozenset()
 
     @property
     def best_score(self) -> float:
@@ -155,7 +157,8 @@ def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[
             if len(kept) == policy.matches_per_chat:
                 break
         if kept:
-            groups.append(ChatGroup(chat_id, tuple(kept)))
+            found = frozenset().union(*(m.terms for m in chat_matches))
+            groups.append(ChatGroup(chat_id, tuple(kept), found))
     groups.sort(key=lambda g: (-g.best_score, -g.latest_match_at, g.chat_id))
     return groups[:limit]
 

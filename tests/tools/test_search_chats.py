@@ -216,6 +216,7 @@ def test_titles_and_texts_cannot_spoof_the_json(recall: ChatRecall) -> None:
         "results_truncated",
         "archival_content",
         "notice",
+        "unmatched_terms",
     }
 
 

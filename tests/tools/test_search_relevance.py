@@ -102,3 +102,41 @@ def test_a_statement_does_not_bring_the_reply(recall: ChatRecall) -> None:
     )
     recall.indexer.run_until_idle()
     assert matched_ids(search(recall, "pottery class")) == [ids[0]]
+
+
+def test_each_result_says_which_query_words_its_chat_holds(recall: ChatRecall) -> None:
+    chat(
+        recall, 1, "Payments", ["We use Stripe Connect for seller payouts.", "Weekly, on Mondays."]
+    )
+    chat(recall, 1, "Other", ["Stripe webhooks retry for three days."])
+    recall.indexer.run_until_idle()
+    output = search(recall, "Stripe payouts schedule")
+    assert [r["matched_terms"] for r in output["results"]] == [["Stripe", "payouts"], ["Stripe"]]
+    assert output["unmatched_terms"] == ["schedule"]
+    assert "query_note" not in output
+
+
+def test_words_found_only_in_the_current_chat_are_unmatched(recall: ChatRecall) -> None:
+    current, _ = chat(recall, 1, "Now", ["passkeys everywhere"])
+    chat(recall, 1, "Old", ["login with email codes"])
+    recall.indexer.run_until_idle()
+    output = search(recall, "passkeys login", current=current)
+    assert output["unmatched_terms"] == ["passkeys"]
+
+
+def test_a_query_none_of_whose_words_occur_says_so_plainly(recall: ChatRecall) -> None:
+    chat(recall, 1, "Auth", ["We use passkeys with email codes as the fallback."])
+    recall.indexer.run_until_idle()
+    output = search(recall, "How do people sign in?")
+    assert output["results"] == []
+    assert output["unmatched_terms"] == ["people", "sign"]
+    assert "None of the query's words (people, sign) occurs" in output["query_note"]
+
+
+def test_a_long_message_shows_the_window_where_its_terms_are(recall: ChatRecall) -> None:
+    filler = " ".join(f"word{i}" for i in range(400))
+    chat(recall, 1, "Long", [f"{filler} the refunds now expire after thirty days {filler}"])
+    recall.indexer.run_until_idle()
+    (match,) = search(recall, "refund expiry days")["results"][0]["matches"]
+    assert "refunds now expire after thirty days" in match["excerpt"]
+    assert match["excerpt"].startswith("…")
