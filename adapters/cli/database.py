@@ -1,11 +1,16 @@
 """Where a command's database is, with which schema mapping, and opening it through the
-facade. A missing database is an error naming the fix, never a new empty file."""
+facade. A missing database is an error naming the fix, never a new empty file.
+
+`--db` is a SQLite file path or a PostgreSQL URL (`postgresql://` or `postgres://`):
+`admin(arguments)` is the maintenance module of that adapter (the same functions and
+reports for both), `open_recall` the facade over it."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from chat_recall.adapters.sqlite.database import require_existing
@@ -17,8 +22,31 @@ if TYPE_CHECKING:
     from chat_recall.application.service import ChatRecall
 
 
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres(arguments: argparse.Namespace) -> bool:
+    return str(arguments.db).startswith(URL_SCHEMES)
+
+
 def path(arguments: argparse.Namespace) -> Path:
     return Path(arguments.db)
+
+
+def target(arguments: argparse.Namespace) -> str | Path:
+    """The PostgreSQL URL, or the SQLite file path."""
+    return str(arguments.db) if is_postgres(arguments) else path(arguments)
+
+
+def admin(arguments: argparse.Namespace) -> ModuleType:
+    """`adapters.postgres.admin` for a URL, else `adapters.sqlite.admin`."""
+    if is_postgres(arguments):
+        from chat_recall.adapters.postgres import admin as postgres_admin
+
+        return postgres_admin
+    from chat_recall.adapters.sqlite import admin as sqlite_admin
+
+    return sqlite_admin
 
 
 def schema(arguments: argparse.Namespace) -> HostSchema:
@@ -40,6 +68,8 @@ def open_recall(arguments: argparse.Namespace) -> ChatRecall:
     written at start."""
     from chat_recall.adapters import bootstrap
 
+    if is_postgres(arguments):
+        return bootstrap.postgres(str(arguments.db), schema=schema(arguments), install=False)
     return bootstrap.sqlite(
         require_existing(path(arguments)),
         schema=schema(arguments),
@@ -48,9 +78,12 @@ def open_recall(arguments: argparse.Namespace) -> ChatRecall:
 
 
 def write_lock(recall: ChatRecall) -> WriteLockStats:
-    """How long this process's transactions on the database held its write lock."""
-    from chat_recall.adapters.sqlite.database import SqliteDatabase
+    """How long this process's transactions on the database held its write lock
+    (PostgreSQL has none: row locks only, nothing held against host writers)."""
+    from chat_recall.adapters.sqlite.database import SqliteDatabase, WriteLockStats
 
     database = recall.index.database  # type: ignore[attr-defined]
+    if not isinstance(database, SqliteDatabase):
+        return WriteLockStats()
     assert isinstance(database, SqliteDatabase)
     return database.lock_stats

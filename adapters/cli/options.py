@@ -24,10 +24,13 @@ def add_database(parser: argparse.ArgumentParser, *, schema: bool = True) -> Non
     default = _from_environment(DB_VARIABLE)
     parser.add_argument(
         "--db",
-        metavar="PATH",
+        metavar="DB",
         default=default,
         required=default is None,
-        help=f"the SQLite database file (default: ${DB_VARIABLE})",
+        help=(
+            "the SQLite database file, or a PostgreSQL URL (postgresql://user@host/db) "
+            f"(default: ${DB_VARIABLE})"
+        ),
     )
     if schema:
         parser.add_argument(

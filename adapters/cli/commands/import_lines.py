@@ -56,7 +56,8 @@ def _source(name: str) -> tuple[TextIO, int | None, Callable[[], object]]:
 
 def run(arguments: argparse.Namespace) -> int:
     from chat_recall.adapters.cli.progress import reporter
-    from chat_recall.adapters.sqlite import admin
+
+    admin = database.admin(arguments)
     from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict
 
     lines, size, release = _source(arguments.file)
@@ -67,7 +68,7 @@ def run(arguments: argparse.Namespace) -> int:
 
     try:
         report = admin.import_file(
-            database.path(arguments),
+            database.target(arguments),
             database.schema(arguments),
             lines,
             on_conflict=OnConflict(arguments.on_conflict),

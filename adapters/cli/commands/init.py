@@ -16,9 +16,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from chat_recall.adapters.sqlite import admin
+    admin = database.admin(arguments)
 
-    path = database.path(arguments)
+    path = database.target(arguments)
     report = admin.initialise(path)
     if report.created_file:
         what = f"created {path} with the reference host tables"

@@ -12,9 +12,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from chat_recall.adapters.sqlite import admin
+    admin = database.admin(arguments)
 
-    report = admin.install(database.path(arguments), database.schema(arguments))
+    report = admin.install(database.target(arguments), database.schema(arguments))
     if report.previous_version == report.version:
         done = f"already installed (schema version {report.version}); triggers recreated"
     elif report.previous_version:

@@ -15,10 +15,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     from chat_recall.adapters.cli.indexing import drain, summary
     from chat_recall.adapters.cli.progress import reporter
-    from chat_recall.adapters.sqlite import admin
+
+    admin = database.admin(arguments)
     from chat_recall.adapters.sqlite.database import WriteLockStats
 
-    path, schema = database.path(arguments), database.schema(arguments)
+    path, schema = database.target(arguments), database.schema(arguments)
     removed = admin.uninstall(path, schema)
     installed = admin.install(path, schema)
     with database.open_recall(arguments) as recall:

@@ -18,11 +18,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from chat_recall.adapters.sqlite import admin
+    admin = database.admin(arguments)
     from chat_recall.application.conversion import unstructure
 
     fmt = render.resolve(arguments.format)
-    report = admin.status(database.path(arguments), database.schema(arguments))
+    report = admin.status(database.target(arguments), database.schema(arguments))
     data = unstructure(report)
     if fmt == "text":
         verdict = "ok" if report.healthy else f"{len(report.problems)} problem(s) found"

@@ -12,9 +12,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from chat_recall.adapters.sqlite import admin
+    admin = database.admin(arguments)
 
-    path = database.path(arguments)
+    path = database.target(arguments)
     report = admin.uninstall(path, database.schema(arguments))
     if not report.dropped:
         print(f"nothing to remove: chat-recall is not installed in {path}")

@@ -1,0 +1,174 @@
+"""Maintenance of chat-recall inside a PostgreSQL database, as the CLI's `init`,
+`install`, `uninstall`, `import` and `status` do it for a `postgresql://` URL: each
+function connects, does one job, disconnects, and returns the same reports as the
+SQLite adapter's `admin` (never prints).
+
+PostgreSQL has no database-wide write lock: the `write_lock` figures report the
+transactions that locked the host's tables against writes (creating or dropping the
+triggers), the only moments a host writer waits for chat-recall.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import psycopg
+
+from chat_recall.adapters.postgres import migrations, setup
+from chat_recall.adapters.postgres.database import PostgresDatabase
+from chat_recall.adapters.postgres.importer import import_lines
+from chat_recall.adapters.sqlite.admin import (
+    QUARANTINE_SHOWN,
+    AppStatus,
+    BacklogStatus,
+    InitReport,
+    InstallReport,
+    QuarantinedStatus,
+    StampStatus,
+    StatusReport,
+    UninstallReport,
+)
+from chat_recall.adapters.sqlite.database import WriteLockStats
+from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict
+from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.domain.indexing import index_stamp
+from chat_recall.domain.model import AppId
+
+
+@contextlib.contextmanager
+def _database(url: str, schema: HostSchema) -> Iterator[PostgresDatabase]:
+    database = PostgresDatabase(url, schema, pool_size=1)
+    try:
+        yield database
+    finally:
+        database.close()
+
+
+def _locked(seconds: float) -> WriteLockStats:
+    stats = WriteLockStats()
+    stats.record(seconds)
+    return stats
+
+
+def _install(database: PostgresDatabase) -> InstallReport:
+    started = time.monotonic()
+    report = setup.start(database)
+    return InstallReport(
+        report.previous_version,
+        report.version,
+        report.dirty_messages,
+        time.monotonic() - started,
+        _locked(report.locked_seconds),
+    )
+
+
+def initialise(url: str) -> InitReport:
+    """The reference host tables (unless there) and the index."""
+    with _database(url, HostSchema.reference()) as database:
+        created = setup.create_reference_schema(database)
+        return InitReport(False, created, _install(database))
+
+
+def install(url: str, schema: HostSchema) -> InstallReport:
+    with _database(url, schema) as database:
+        return _install(database)
+
+
+def uninstall(url: str, schema: HostSchema) -> UninstallReport:
+    """Drop every derived object; host tables and rows are untouched."""
+    started = time.monotonic()
+    with _database(url, schema) as database:
+        dropped = setup.uninstall(database)
+    seconds = time.monotonic() - started
+    return UninstallReport(tuple(dropped), seconds, _locked(seconds))
+
+
+def import_file(
+    url: str,
+    schema: HostSchema,
+    lines: Iterable[str],
+    *,
+    on_conflict: OnConflict,
+    create: bool,
+    on_batch: Callable[[ImportReport], None] | None = None,
+) -> ImportReport:
+    """Import JSON Lines into the host tables; with the reference schema and `create`,
+    the reference tables are created first (the database itself must exist)."""
+    with _database(url, schema) as database:
+        if create and schema == HostSchema.reference():
+            setup.create_reference_schema(database)
+        setup.start(database)
+        return import_lines(database, lines, on_conflict=on_conflict, on_batch=on_batch)
+
+
+def status(url: str, schema: HostSchema) -> StatusReport:
+    """Everything read in READ ONLY transactions: the engine-neutral figures through
+    the facade, the schema version, the apps and the drift checks from the catalog."""
+    from chat_recall.adapters import bootstrap
+
+    with (
+        bootstrap.postgres(url, schema=schema, install=False) as recall,
+        _database(url, schema) as database,
+    ):
+        version = database.read(migrations.schema_version)
+        index = recall.index
+        backlog = recall.dirty.backlog()
+        stored = index.projection_stamp()
+        current = index_stamp(recall.policy, recall.repo.source_fingerprint())
+        quarantine = index.quarantine(QUARANTINE_SHOWN)
+        app_ids = database.read(
+            lambda c: [
+                int(row[0])
+                for row in c.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
+            ]
+        )
+        apps = []
+        for app_id in app_ids:
+            stats = index.stats(AppId(app_id))
+            apps.append(AppStatus(app_id, stats.documents, stats.unreclaimed))
+        return StatusReport(
+            database=_without_password(url),
+            schema_version=version,
+            release_schema_version=migrations.SCHEMA_VERSION,
+            index_stamp=StampStatus(stored, current, stored != current),
+            backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
+            apps=apps,
+            quarantined=quarantine.total,
+            quarantined_rows=[
+                QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
+                for row in quarantine.rows
+            ],
+            problems=database.read(problems),
+        )
+
+
+def problems(connection: psycopg.Connection[Any]) -> list[str]:
+    """Drift: a trigger missing (dropped by a migration tool), the per-app statistics
+    not matching the documents."""
+    found: list[str] = []
+    present = {
+        row[0]
+        for row in connection.execute(
+            "SELECT t.tgname FROM pg_trigger AS t JOIN pg_class AS r ON r.oid = t.tgrelid "
+            "WHERE r.relnamespace = current_schema()::regnamespace AND t.tgenabled <> 'D'"
+        )
+    }
+    for name in migrations.TRIGGER_TABLES:
+        if name not in present:
+            found.append(f"trigger {name} is missing or disabled (run: chat-recall install)")
+    for app_id, counted, actual in connection.execute(
+        f"SELECT a.app_id, a.documents, count(d.message_id) FROM {migrations.APPS} AS a "
+        f"LEFT JOIN {migrations.DOCS} AS d ON d.app_id = a.app_id "
+        "GROUP BY a.app_id, a.documents HAVING a.documents <> count(d.message_id)"
+    ):
+        found.append(f"app {app_id}: statistics count {counted} documents for {actual}")
+    return found
+
+
+def _without_password(url: str) -> str:
+    info = psycopg.conninfo.conninfo_to_dict(url)
+    info.pop("password", None)
+    return psycopg.conninfo.make_conninfo(**info)  # type: ignore[arg-type]
