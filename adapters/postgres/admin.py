@@ -24,9 +24,11 @@ from chat_recall.adapters.sqlite.admin import (
     QUARANTINE_SHOWN,
     AppStatus,
     BacklogStatus,
+    CheckStatus,
     InitReport,
     InstallReport,
     QuarantinedStatus,
+    RepairReport,
     StampStatus,
     StatusReport,
     UninstallReport,
@@ -119,6 +121,7 @@ def status(url: str, schema: HostSchema) -> StatusReport:
         stored = index.projection_stamp()
         current = index_stamp(recall.policy, recall.repo.source_fingerprint())
         quarantine = index.quarantine(QUARANTINE_SHOWN)
+        checks = database.read(drift_checks)
         app_ids = database.read(
             lambda c: [
                 int(row[0])
@@ -141,14 +144,38 @@ def status(url: str, schema: HostSchema) -> StatusReport:
                 QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
                 for row in quarantine.rows
             ],
-            problems=database.read(problems),
+            checks=checks,
+            problems=[f"{c.subject}: {c.problem}" for c in checks if not c.ok],
         )
 
 
-def problems(connection: psycopg.Connection[Any]) -> list[str]:
-    """Drift: a trigger missing (dropped by a migration tool), the per-app statistics
-    not matching the documents."""
-    found: list[str] = []
+def repair(url: str, schema: HostSchema) -> RepairReport:
+    """Restore what drifted in place: the triggers and the schema (an install is
+    idempotent and recreates them), then the per-app statistics recounted."""
+    started = time.monotonic()
+    with _database(url, schema) as database:
+        before = [c for c in database.read(drift_checks) if not c.ok]
+        setup.start(database)
+        database.write(recount)
+    return RepairReport(
+        tuple(f"{c.subject}: {c.problem}" for c in before), time.monotonic() - started
+    )
+
+
+def recount(connection: psycopg.Connection[Any]) -> None:
+    connection.execute(
+        f"UPDATE {migrations.APPS} AS a SET documents = c.documents, terms = c.terms "
+        f"FROM (SELECT a2.app_id, count(d.message_id) AS documents, "
+        f"COALESCE(sum(d.terms), 0) AS terms FROM {migrations.APPS} AS a2 "
+        f"LEFT JOIN {migrations.DOCS} AS d ON d.app_id = a2.app_id GROUP BY a2.app_id) AS c "
+        "WHERE a.app_id = c.app_id"
+    )
+
+
+def drift_checks(connection: psycopg.Connection[Any]) -> list[CheckStatus]:
+    """Drift: a trigger missing or disabled (dropped by a migration tool), the per-app
+    statistics not matching the documents. Read-only."""
+    checks: list[CheckStatus] = []
     present = {
         row[0]
         for row in connection.execute(
@@ -157,15 +184,33 @@ def problems(connection: psycopg.Connection[Any]) -> list[str]:
         )
     }
     for name in migrations.TRIGGER_TABLES:
-        if name not in present:
-            found.append(f"trigger {name} is missing or disabled (run: chat-recall install)")
-    for app_id, counted, actual in connection.execute(
+        missing = name not in present
+        checks.append(
+            CheckStatus(
+                "trigger",
+                name,
+                not missing,
+                "missing or disabled: host writes are not indexed" if missing else None,
+                "repair" if missing else None,
+            )
+        )
+    rows = connection.execute(
         f"SELECT a.app_id, a.documents, count(d.message_id) FROM {migrations.APPS} AS a "
         f"LEFT JOIN {migrations.DOCS} AS d ON d.app_id = a.app_id "
-        "GROUP BY a.app_id, a.documents HAVING a.documents <> count(d.message_id)"
-    ):
-        found.append(f"app {app_id}: statistics count {counted} documents for {actual}")
-    return found
+        "GROUP BY a.app_id, a.documents ORDER BY a.app_id"
+    ).fetchall()
+    for app_id, counted, actual in rows:
+        wrong = counted != actual
+        checks.append(
+            CheckStatus(
+                "statistics",
+                f"app {app_id}",
+                not wrong,
+                f"statistics count {counted} documents for {actual}" if wrong else None,
+                "repair" if wrong else None,
+            )
+        )
+    return checks
 
 
 def _without_password(url: str) -> str:

@@ -69,7 +69,7 @@ def test_status_reports_a_dropped_trigger(postgres_dsn: str, capsys: Capture) ->
     code, out, _ = cli(capsys, "status", "--db", postgres_dsn, "--format", "json")
     assert code == Exit.UNHEALTHY
     assert any("chat_recall_message_inserted" in p for p in json.loads(out)["problems"])
-    assert cli(capsys, "install", "--db", postgres_dsn)[0] == Exit.OK
+    assert cli(capsys, "repair", "--db", postgres_dsn)[0] == Exit.OK
     assert cli(capsys, "status", "--db", postgres_dsn)[0] == Exit.OK
 
 

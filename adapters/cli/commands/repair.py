@@ -13,9 +13,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from chat_recall.adapters.sqlite import admin
-
-    report = admin.repair(database.path(arguments), database.schema(arguments))
+    admin = database.admin(arguments)
+    report = admin.repair(database.target(arguments), database.schema(arguments))
     for line in report.done:
         print(f"repaired: {line}")
     if not report.done:
