@@ -14,7 +14,11 @@ else a timing loop. Asserts nothing; the targets (issue 13) are at most 100 ms f
 
 With `--baseline`, every command is also run from that checkout's code (its `.dev`
 folder first on PYTHONPATH, same interpreter and packages), alternating run by run with
-the current code, so a before/after comparison sees the same load.
+the current code, so a before/after comparison sees the same load. With
+`--instructions` (needs valgrind), each command also runs once under callgrind and its
+count of executed instructions is printed: a figure the machine's load does not move at
+all, to compare versions and to convert (against `python -c pass`, timed when the
+machine is quiet) into the time the command takes on a quiet machine.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -102,6 +107,19 @@ def time_loop(argv: list[str], runs: int, baseline: Path | None = None) -> tuple
     return current, before
 
 
+def instructions(argv: list[str], env: dict[str, str] | None) -> float:
+    """Millions of instructions one run executes (callgrind's `Collected`)."""
+    result = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    found = re.search(r"Collected : (\d+)", result.stderr)
+    return int(found.group(1)) / 1e6 if found else float("nan")
+
+
 def _row(label: str, samples: Samples) -> dict[str, Any]:
     walls, cpus = sorted(samples[0]), samples[1]
     return {
@@ -142,6 +160,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--baseline", type=Path, help="an older checkout to compare with, in the same run"
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count executed instructions under valgrind (load-independent)",
+    )
     arguments = parser.parse_args(argv)
     use_hyperfine = shutil.which("hyperfine") is not None
     rows = []
@@ -161,15 +184,24 @@ def main(argv: list[str] | None = None) -> None:
             if use_hyperfine:
                 current = (time_hyperfine(case, arguments.runs, directory), current[1])
             rows.append(_row(label, current))
+            if arguments.instructions:
+                rows[-1]["instructions_m"] = instructions(case, None)
             if before[0] and label != "python -c pass":
                 rows.append(_row(f"{label} (baseline)", before))
+                if arguments.instructions:
+                    old_env = {**os.environ, "PYTHONPATH": str(arguments.baseline / ".dev")}
+                    rows[-1]["instructions_m"] = instructions(case, old_env)
     floor = rows[0]["median_ms"]
     print(f"timer: {'hyperfine' if use_hyperfine else 'timing loop'}; command: {command()[0]}")
-    print(f"{'command':<22}{'median ms':>10}{'p90 ms':>10}{'x python':>10}{'cpu ms':>10}")
+    print(
+        f"{'command':<22}{'median ms':>10}{'p90 ms':>10}{'x python':>10}{'cpu ms':>10}"
+        f"{'M instr':>10}"
+    )
     for row in rows:
         print(
             f"{row['command']:<22}{row['median_ms']:>10.1f}{row['p90_ms']:>10.1f}"
             f"{row['median_ms'] / floor:>10.1f}{row['cpu_median_ms']:>10.1f}"
+            f"{row.get('instructions_m', float('nan')):>10.0f}"
         )
     if arguments.json is not None:
         arguments.json.parent.mkdir(parents=True, exist_ok=True)
