@@ -3,6 +3,7 @@
 
     recall = bootstrap.sqlite("app.db")          # the embedded default
     recall = bootstrap.postgres("postgresql://...")  # inside a host's PostgreSQL database
+    recall = bootstrap.sqlite("app.db", engine=Engine.TANTIVY)  # text in tantivy
     recall = bootstrap.in_memory()               # for hosts' own tests
     recall = bootstrap.custom(repo=..., index=..., unit_of_work=..., dirty=..., host=...)
 
@@ -12,12 +13,14 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import punq
 
+from chat_recall.adapters import engines
+from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.sqlite import setup
 from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 from chat_recall.adapters.sqlite.database import SqliteDatabase
@@ -38,6 +41,7 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.application.tools.tool import Tool
+from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
@@ -127,6 +131,7 @@ def sqlite(
     install: bool = True,
     analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
+    engine: Engine = Engine.SQLITE,
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
 
@@ -137,6 +142,11 @@ def sqlite(
     written at start. `analysis` is how text becomes terms (default: Porter stemming,
     `TextAnalysis.plain()` for none); an index built under another one is rebuilt in
     the background.
+
+    `engine` says where the searchable text lives: FTS5 tables in the database (the
+    default), or tantivy indexes in a directory beside the database file (`pip install
+    'chat-recall[tantivy]'`; see the README for when to choose it). Opening an index with
+    the other engine re-indexes it (`adapters/engines.py`).
     """
     analysis = analysis or TextAnalysis.default()
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
@@ -144,19 +154,27 @@ def sqlite(
         setup.create_reference_schema(database)
     if install:
         setup.start(database, analysis)
+        engines.use_engine(database, engine)
     else:
         setup.verify(database, analysis)
+        engines.check_engine(database, engine)
     container = _container(policy, settings or IndexerSettings(), tools)
     container.register(TextAnalysis, instance=analysis)
     container.register(SqliteDatabase, instance=database)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
-    _alias(container, IndexStore, SqliteFts5IndexStore)
-    container.register(IndexUnitOfWork, SqliteIndexUnitOfWork, scope=punq.Scope.singleton)
-    container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, SqliteHostWriter, scope=punq.Scope.singleton)
-    container.register(IndexAudit, SqliteIndexAudit, scope=punq.Scope.singleton)
+    if engine is Engine.TANTIVY:
+        closer = _wire_tantivy(container, database, analysis, install=install)
+    else:
+        _alias(container, IndexStore, SqliteFts5IndexStore)
+        container.register(IndexUnitOfWork, SqliteIndexUnitOfWork, scope=punq.Scope.singleton)
+        container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
+        container.register(IndexAudit, SqliteIndexAudit, scope=punq.Scope.singleton)
+        closer = None
     recall = _finish(container, overrides or {})
     recall.on_close(database.close)
+    if closer is not None:
+        recall.on_close(closer)
     return recall
 
 
@@ -217,6 +235,32 @@ def postgres(
     recall = _finish(container, overrides or {})
     recall.on_close(database.close)
     return recall
+def _wire_tantivy(
+    container: punq.Container, database: SqliteDatabase, analysis: TextAnalysis, *, install: bool
+) -> Callable[[], None]:
+    """The tantivy engine's ports over `database` (imported here: an optional extra)."""
+    try:
+        from chat_recall.adapters.tantivy import index_store as tantivy_store
+        from chat_recall.adapters.tantivy.dirty_queue import TantivyDirtyQueue
+        from chat_recall.adapters.tantivy.engine import TantivyIndexes
+        from chat_recall.adapters.tantivy.unit_of_work import TantivyIndexUnitOfWork
+    except ImportError as error:
+        raise IndexUnavailable(
+            "the tantivy engine needs the tantivy extra: pip install 'chat-recall[tantivy]'"
+        ) from error
+    if database.path is None:
+        raise IndexUnavailable("the tantivy engine needs a database file, not :memory:")
+    if install:
+        tantivy_store.install(database)
+    index = tantivy_store.TantivyIndexStore(
+        database, TantivyIndexes.acquire(engines.tantivy_directory(database.path)), analysis
+    )
+    container.register(IndexStore, instance=index)
+    container.register(IndexUnitOfWork, instance=TantivyIndexUnitOfWork(index))
+    container.register(DirtyQueue, TantivyDirtyQueue, scope=punq.Scope.singleton)
+    # The SQLite audit checks FTS5 tables; the tantivy engine has no audit of its own yet.
+    container.register(IndexAudit, UncheckedIndexAudit, scope=punq.Scope.singleton)
+    return index.close
 
 
 def in_memory(

@@ -30,12 +30,19 @@ class Capabilities:
     - `reads_live_rows`: every read of the index joins the host's live rows, so a
       document whose message is gone (or moved to another chat or app) is never
       returned, even before the indexer or `remove_orphans` removes it.
+    - `grouped_publishing`: what a unit of work writes becomes searchable when the
+      engine publishes it (engines whose durable commit is too slow for every batch
+      group commits: tantivy), not at once; the indexer's maintenance step publishes
+      once the queue is drained (and periodically during a long backlog), and the
+      backlog counts such documents as pending until then. The harness's `publish`
+      forces it where a suite writes through a unit of work directly.
     """
 
     exact_fts5_scores: bool = True
     durable: bool = True
     deferred_reclaim: bool = True
     reads_live_rows: bool = False
+    grouped_publishing: bool = False
 
 
 @attrs.define
@@ -49,7 +56,15 @@ class StorageHarness:
     # database): lets `ToolsNeverWriteContract` prove that no byte changed. Without it
     # the contract compares what the ports can observe.
     storage_state: Callable[[], object] | None = None
+    # With `grouped_publishing`: make what units of work wrote searchable now.
+    publish: Callable[[ChatRecall], None] | None = None
     _opened: list[ChatRecall] = attrs.field(init=False, factory=list)
+
+    def publish_writes(self, recall: ChatRecall) -> None:
+        """Make what units of work wrote searchable (a no-op where it already is)."""
+        if self.capabilities.grouped_publishing:
+            assert self.publish is not None, "grouped_publishing needs a publish hook"
+            self.publish(recall)
 
     def recall(self) -> ChatRecall:
         if not self._opened:

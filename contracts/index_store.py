@@ -135,6 +135,7 @@ class IndexStoreContract(HarnessLifecycle):
         )
         with recall.unit_of_work.transaction() as writer:
             writer.put([orphan])
+        harness.publish_writes(recall)
         if harness.capabilities.reads_live_rows:
             assert search_ids(harness, "ghost") == []  # no source row: never visible
         else:
@@ -209,6 +210,7 @@ class IndexStoreContract(HarnessLifecycle):
             rows = recall.repo.source_rows([m.id for m in recall.dirty.pending_messages(100)])
             with recall.unit_of_work.transaction() as writer:
                 writer.put([d for row in rows if (d := build_document(row, recall.policy))])
+        harness.publish_writes(recall)
         before = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), APP))
         recall.index.maintain()
         after = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), APP))

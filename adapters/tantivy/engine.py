@@ -1,0 +1,202 @@
+"""The tantivy side of the tantivy engine: one index per app in a directory beside the
+host's database, their schema, and the one writer per index a process may hold.
+
+- Layout: `<database file>.chat-recall-tantivy/app-<id>/` (`app-n<id>` for negative
+  ids), one tantivy index per app, so a search touches only its app's postings and its
+  app's statistics, as with the per-app FTS5 tables.
+- Documents: `message_id` (indexed, fast), `chat_id` (indexed: the current chat is
+  excluded inside the query), `title` and `body` (the *terms* of the index text,
+  separated by spaces, split by tantivy's whitespace tokenizer, with positions for
+  phrases), `title_text` and `body_text` (the index text itself, stored, for excerpts).
+  The terms come from the domain's `TextAnalysis` (FTS5 `unicode61 remove_diacritics 2`
+  tokens, Porter-stemmed by default exactly as FTS5's `porter`), so both engines index
+  the same terms and the domain's excerpts find what the engine matched.
+- Writers: tantivy allows one writer per index. A process shares one `TantivyIndexes`
+  per directory (every facade over the same database in a process uses it), and opens an
+  app's writer on its first write; another process that tries to write at the same time
+  gets a `StorageError` (one indexing process per database; others run read-only).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import ClassVar
+
+import attrs
+import tantivy
+
+from chat_recall.domain.errors import IndexUnavailable, StorageError
+from chat_recall.domain.model import AppId, IndexDocument, MessageId
+from chat_recall.domain.text.analysis import TextAnalysis
+
+# The writer's indexing memory per app (tantivy's minimum is 15 MB per thread); one
+# indexing thread per app writer: the indexer's batches are small and published often.
+WRITER_HEAP_BYTES = 16_000_000
+WRITER_THREADS = 1
+
+
+def build_schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_integer_field("message_id", indexed=True, fast=True)
+    builder.add_integer_field("chat_id", indexed=True)
+    builder.add_text_field("title", tokenizer_name="whitespace", index_option="position")
+    builder.add_text_field("body", tokenizer_name="whitespace", index_option="position")
+    builder.add_bytes_field("title_text", stored=True)
+    builder.add_bytes_field("body_text", stored=True)
+    return builder.build()
+
+
+SCHEMA = build_schema()
+
+
+# A Porter stem can end inside a multi-byte character (the domain keeps those bytes as
+# surrogate escapes); tantivy takes valid UTF-8 only, so such a term is spelled as this
+# private-use mark and the hex of its bytes, the same way in documents and queries.
+_ESCAPED_TERM = "\ue000"
+
+
+def engine_term(term: str) -> str:
+    """A term of the domain's analysis as this engine indexes it."""
+    if term.isascii() or not _has_surrogate(term):
+        return term
+    return _ESCAPED_TERM + term.encode("utf-8", "surrogateescape").hex()
+
+
+def _has_surrogate(term: str) -> bool:
+    return any("\ud800" <= character <= "\udfff" for character in term)
+
+
+def engine_terms(text: str, analysis: TextAnalysis) -> str:
+    """The terms of an index text as tantivy's whitespace tokenizer reads them: the
+    domain's terms (tokens never hold whitespace), one space apart."""
+    return " ".join(engine_term(term) for term in analysis.terms(text))
+
+
+def to_tantivy(document: IndexDocument, analysis: TextAnalysis) -> tantivy.Document:
+    return tantivy.Document.from_dict(
+        {
+            "message_id": document.message_id,
+            "chat_id": document.chat_id,
+            "title": engine_terms(document.title, analysis),
+            "body": engine_terms(document.body, analysis),
+            "title_text": document.title.encode("utf-8", "surrogatepass"),
+            "body_text": document.body.encode("utf-8", "surrogatepass"),
+        },
+        SCHEMA,
+    )
+
+
+def app_directory(root: Path, app_id: AppId) -> Path:
+    return root / (f"app-{app_id}" if app_id >= 0 else f"app-n{-app_id}")
+
+
+@attrs.define
+class TantivyIndexes:
+    """The per-app indexes of one directory, shared by every facade of a process
+    (`acquire` / `release`); a writer per app, opened on the first write."""
+
+    root: Path
+    lock: threading.RLock = attrs.field(factory=threading.RLock)
+    _indexes: dict[AppId, tantivy.Index] = attrs.field(factory=dict)
+    _writers: dict[AppId, tantivy.IndexWriter] = attrs.field(factory=dict)
+    # Apps whose writer holds changes not yet committed, since when (monotonic), and the
+    # reclaimed documents among them (see `TantivyIndexStore`).
+    uncommitted: set[AppId] = attrs.field(factory=set)
+    staged_since: float | None = None
+    applied_purges: set[MessageId] = attrs.field(factory=set)
+    # Whether this process has recovered the staged rows a crashed one left.
+    recovered: bool = False
+    _users: int = 0
+
+    _open: ClassVar[dict[Path, TantivyIndexes]] = {}
+    _registry_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    @classmethod
+    def acquire(cls, root: Path) -> TantivyIndexes:
+        key = root.resolve()
+        with cls._registry_lock:
+            shared = cls._open.get(key)
+            if shared is None:
+                shared = cls._open[key] = cls(key)
+            shared._users += 1
+            return shared
+
+    def release(self) -> None:
+        """The last user of the process closes the writers (uncommitted changes are
+        dropped: their staged rows re-mark them at the next start)."""
+        with type(self)._registry_lock:
+            self._users -= 1
+            if self._users > 0:
+                return
+            type(self)._open.pop(self.root, None)
+        with self.lock:
+            self._writers.clear()
+            self._indexes.clear()
+            self.uncommitted.clear()
+            self.applied_purges.clear()
+            self.staged_since = None
+
+    def index(self, app_id: AppId, *, create: bool) -> tantivy.Index | None:
+        """The app's index: None when it has none yet (and `create` is false)."""
+        with self.lock:
+            index = self._indexes.get(app_id)
+            if index is not None:
+                return index
+            path = app_directory(self.root, app_id)
+            try:
+                if not (path / "meta.json").exists():
+                    if not create:
+                        return None
+                    path.mkdir(parents=True, exist_ok=True)
+                index = tantivy.Index(SCHEMA, path=str(path), reuse=True)
+            except (OSError, ValueError) as error:
+                raise IndexUnavailable(f"cannot open the tantivy index {path}: {error}") from error
+            self._indexes[app_id] = index
+            return index
+
+    def writer(self, app_id: AppId) -> tantivy.IndexWriter:
+        with self.lock:
+            writer = self._writers.get(app_id)
+            if writer is not None:
+                return writer
+            index = self.index(app_id, create=True)
+            assert index is not None
+            try:
+                writer = index.writer(WRITER_HEAP_BYTES, WRITER_THREADS)
+            except (OSError, ValueError, RuntimeError) as error:
+                raise StorageError(
+                    f"cannot write the tantivy index of app {app_id} (another process may be "
+                    f"indexing this database; run the others read-only): {error}"
+                ) from error
+            self._writers[app_id] = writer
+            return writer
+
+    def apps_on_disk(self) -> list[AppId]:
+        if not self.root.exists():
+            return []
+        found = []
+        for path in self.root.iterdir():
+            name = path.name.removeprefix("app-")
+            number = -int(name[1:]) if name.startswith("n") else int(name)
+            if (path / "meta.json").exists():
+                found.append(AppId(number))
+        return sorted(found)
+
+    def commit(self) -> None:
+        """Commit every writer with changes (durable when it returns), then let this
+        process's searchers see them."""
+        with self.lock:
+            for app_id in sorted(self.uncommitted):
+                try:
+                    self._writers[app_id].commit()
+                except (OSError, ValueError, RuntimeError) as error:
+                    raise StorageError(f"tantivy commit failed: {error}") from error
+                self._indexes[app_id].reload()
+            self.uncommitted.clear()
+
+    def rollback(self) -> None:
+        with self.lock:
+            for app_id in sorted(self.uncommitted):
+                self._writers[app_id].rollback()
+            self.uncommitted.clear()

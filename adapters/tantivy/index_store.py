@@ -1,0 +1,388 @@
+"""`TantivyIndexStore`: the searchable text in tantivy indexes beside the host's SQLite
+database; everything else (what is visible, purge list, quarantine, stamps, the dirty
+queue and its triggers) stays in the database, exactly as with the FTS5 engine.
+
+Publishing (why writes are staged). A tantivy commit is durable when it returns: it
+writes a segment and syncs its files, which took 50-150 ms here, far more than an
+indexer batch's 25 ms budget. So a batch's unit of work adds its documents to the app's
+tantivy writer without committing and, in one short SQLite transaction, writes their
+metadata rows, clears their dirty markers and records each message in
+`chat_recall_tantivy_staged`. `maintain()`, which the indexer runs after every batch,
+publishes: it commits the writers (at most once a `PUBLISH_SECONDS`, or at once when no
+dirty marker is left) and only then deletes the staged rows the commit covered. A staged
+row therefore means "tantivy may not hold this message's latest state durably": the
+backlog counts staged messages as pending (searches say `indexing` until they are
+published), and at the next start after a crash (`remove_orphans`, run by the indexer
+first) every staged message is deleted from tantivy and marked dirty again, so it is
+indexed anew: dirty markers are never lost, whether the process ends before or after
+the tantivy commit.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Sequence
+
+import attrs
+import tantivy
+
+from chat_recall.adapters.index_layout import RECLAIM_PER_STEP
+from chat_recall.adapters.sqlite import document_rows as rows
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.migrations import (
+    DIRTY_CHATS,
+    DIRTY_MESSAGES,
+    DOCS,
+    PURGE,
+)
+from chat_recall.adapters.tantivy.engine import SCHEMA, TantivyIndexes, to_tantivy
+from chat_recall.adapters.tantivy.query import compile_match
+from chat_recall.domain.errors import StorageError
+from chat_recall.domain.model import (
+    AppId,
+    Candidate,
+    DocumentText,
+    IndexDocument,
+    IndexStats,
+    Maintenance,
+    MessageId,
+    MessageMarker,
+    Quarantine,
+    QuarantinedRow,
+)
+from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.text.analysis import TextAnalysis
+
+STAGED = "chat_recall_tantivy_staged"
+STAGED_DDL = f"""
+CREATE TABLE IF NOT EXISTS {STAGED} (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    message_id INTEGER NOT NULL UNIQUE,
+    app_id INTEGER,
+    chat_id INTEGER
+)
+"""
+PUBLISH_SECONDS = 1.0
+# Candidates fetched beyond the window, so that ties on the window's last score (tantivy
+# breaks them by its own document order) are broken by message id as the port says.
+TIE_MARGIN = 32
+
+
+def install(database: SqliteDatabase) -> None:
+    with database.writing() as connection:
+        connection.execute(STAGED_DDL)
+
+
+@attrs.define
+class TantivyIndexStore:
+    database: SqliteDatabase
+    indexes: TantivyIndexes
+    # Applied here, in Python, to documents and query phrases alike (see engine.py).
+    analysis: TextAnalysis = TextAnalysis.default()
+    purges_per_step: int = RECLAIM_PER_STEP
+    publish_seconds: float = PUBLISH_SECONDS
+
+    # -- writing (the unit of work, see unit_of_work.py) ----------------------------------
+
+    def write(
+        self,
+        removes: Sequence[MessageId],
+        puts: Sequence[IndexDocument],
+        quarantined: Sequence[QuarantinedRow],
+        cleared: Sequence[MessageMarker],
+    ) -> None:
+        """One unit of work: the tantivy changes (uncommitted), then one short SQLite
+        transaction with the metadata, the staged rows and the cleared markers. If that
+        transaction fails, every uncommitted tantivy change is rolled back and every
+        staged message marked dirty again."""
+        gone = [*removes, *(row.message_id for row in quarantined)]
+        touched = [*gone, *(document.message_id for document in puts)]
+        with self.database.reading() as connection:
+            located = rows.locate(connection, touched)
+        staged: dict[MessageId, tuple[AppId | None, int | None]] = {}
+        with self.indexes.lock:
+            for message_id in touched:
+                for app_id in sorted(located.get(message_id, ())):
+                    self._delete(app_id, message_id)
+                    staged[message_id] = (app_id, None)
+            for document in puts:
+                self.indexes.writer(document.app_id).add_document(to_tantivy(document, self.analysis))
+                self.indexes.uncommitted.add(document.app_id)
+                staged[document.message_id] = (document.app_id, document.chat_id)
+            if self.indexes.staged_since is None and staged:
+                self.indexes.staged_since = time.monotonic()
+            try:
+                with self.database.writing() as connection:
+                    rows.forget(connection, touched)
+                    rows.end_quarantine(connection, touched)
+                    rows.insert_rows(connection, puts)
+                    rows.set_aside(connection, quarantined)
+                    connection.executemany(
+                        f"INSERT OR REPLACE INTO {STAGED}(message_id, app_id, chat_id) "
+                        "VALUES (?, ?, ?)",
+                        [(m, app, chat) for m, (app, chat) in staged.items()],
+                    )
+                    connection.executemany(
+                        f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
+                        [(marker.id, marker.seq) for marker in cleared],
+                    )
+            except BaseException:
+                self._abandon_uncommitted()
+                raise
+
+    def _delete(self, app_id: AppId, message_id: MessageId) -> None:
+        if self.indexes.index(app_id, create=False) is None:
+            return
+        self.indexes.writer(app_id).delete_documents_by_term("message_id", message_id)
+        self.indexes.uncommitted.add(app_id)
+
+    def _abandon_uncommitted(self) -> None:
+        """Roll back the writers and mark every staged message dirty again."""
+        with self.indexes.lock:
+            self.indexes.rollback()
+            self.indexes.applied_purges.clear()
+            self.indexes.staged_since = None
+        with self.database.writing() as connection:
+            _requeue_staged(connection)
+
+    # -- publishing and housekeeping ------------------------------------------------------
+
+    def maintain(self) -> Maintenance:
+        """Apply up to `purges_per_step` reclaims to the writers, then publish when due
+        (see the module docstring). Reclaimed documents are counted when published."""
+        with self.database.reading() as connection:
+            applied = self.indexes.applied_purges
+            waiting = connection.execute(
+                f"SELECT message_id, app_id FROM {PURGE} ORDER BY message_id LIMIT ?",
+                (self.purges_per_step + len(applied) + 1,),
+            ).fetchall()
+            queue_empty = not connection.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {DIRTY_MESSAGES}) "
+                f"OR EXISTS (SELECT 1 FROM {DIRTY_CHATS})"
+            ).fetchone()[0]
+        fresh = [(MessageId(m), AppId(a)) for m, a in waiting if m not in applied]
+        with self.indexes.lock:
+            for message_id, app_id in fresh[: self.purges_per_step]:
+                self._delete(app_id, message_id)
+                applied.add(message_id)
+                if self.indexes.staged_since is None:
+                    self.indexes.staged_since = time.monotonic()
+            since = self.indexes.staged_since
+            due = since is not None and (
+                queue_empty or time.monotonic() - since >= self.publish_seconds
+            )
+            reclaimed = self._publish() if due else 0
+        return Maintenance(reclaimed=reclaimed, more=len(fresh) > self.purges_per_step)
+
+    def publish(self) -> int:
+        """Commit what is staged now (whatever the time); returns documents reclaimed."""
+        with self.indexes.lock:
+            return self._publish()
+
+    def _publish(self) -> int:
+        with self.database.reading() as connection:
+            mark = connection.execute(f"SELECT max(seq) FROM {STAGED}").fetchone()[0]
+        purged = sorted(self.indexes.applied_purges)
+        self.indexes.commit()
+        self.indexes.staged_since = None
+        self.indexes.applied_purges.clear()
+        with self.database.writing() as connection:
+            if mark is not None:
+                connection.execute(f"DELETE FROM {STAGED} WHERE seq <= ?", (mark,))
+            for chunk in rows.chunks(purged):
+                connection.execute(
+                    f"DELETE FROM {PURGE} WHERE message_id IN ({rows.marks(chunk)})", chunk
+                )
+        return len(purged)
+
+    def recover(self) -> int:
+        """After a crash: staged messages that no live writer of this process holds are
+        deleted from tantivy and marked dirty again (their staged rows stay until that
+        is published). Returns how many."""
+        with self.indexes.lock:
+            if self.indexes.recovered:
+                return 0
+            self.indexes.recovered = True
+            with self.database.reading() as connection:
+                leftovers = connection.execute(
+                    f"SELECT message_id, app_id FROM {STAGED}"
+                ).fetchall()
+            if not leftovers:
+                return 0
+            for message_id, app_id in leftovers:
+                if app_id is not None:
+                    self._delete(AppId(app_id), MessageId(message_id))
+            if self.indexes.uncommitted and self.indexes.staged_since is None:
+                self.indexes.staged_since = time.monotonic()
+        with self.database.writing() as connection:
+            return _requeue_staged(connection)
+
+    def remove_orphans(self) -> int:
+        """Documents whose source message is gone, and documents tantivy holds that the
+        database does not know (left by a crash); staged messages are recovered first."""
+        self.recover()
+        s = self.database.schema
+        with self.database.reading() as connection:
+            orphans = rows.orphans(connection, s)
+        with self.indexes.lock:
+            for message_id, app_id in orphans:
+                self._delete(app_id, message_id)
+        with self.database.writing() as connection:
+            rows.forget(connection, [message_id for message_id, _ in orphans])
+            rows.forget_quarantine_of_deleted(connection, s)
+        stray = self._remove_unknown()
+        self.publish()
+        return len(orphans) + stray
+
+    def _remove_unknown(self) -> int:
+        """Tantivy documents with no docs or purge row: counted first (cheap), listed
+        only when the counts disagree."""
+        removed = 0
+        for app_id in self.indexes.apps_on_disk():
+            index = self.indexes.index(app_id, create=False)
+            if index is None:
+                continue
+            searcher = index.searcher()
+            with self.database.reading() as connection:
+                known = connection.execute(
+                    f"SELECT (SELECT count(*) FROM {DOCS} WHERE app_id = ?) + "
+                    f"(SELECT count(*) FROM {PURGE} WHERE app_id = ?)",
+                    (app_id, app_id),
+                ).fetchone()[0]
+            if searcher.num_docs <= known:
+                continue
+            hits = searcher.search(tantivy.Query.all_query(), searcher.num_docs, count=False).hits
+            held = ids_of(searcher, [address for _, address in hits])
+            with self.database.reading() as connection:
+                known_ids = {
+                    row[0]
+                    for table in (DOCS, PURGE)
+                    for row in connection.execute(
+                        f"SELECT message_id FROM {table} WHERE app_id = ?", (app_id,)
+                    )
+                }
+            with self.indexes.lock:
+                for message_id in held:
+                    if message_id not in known_ids:
+                        self._delete(app_id, message_id)
+                        removed += 1
+        return removed
+
+    # -- reading --------------------------------------------------------------------------
+
+    def search(self, query: ScopedQuery) -> list[Candidate]:
+        if query.match.is_empty:
+            return []
+        index = self.indexes.index(query.app_id, create=False)
+        if index is None:
+            return []
+        searcher = index.searcher()
+        compiled = compile_match(query.match, query.weights, self.analysis, query.exclude_chat_id)
+        try:
+            hits = searcher.search(compiled, query.window + TIE_MARGIN, count=False).hits
+            ids = ids_of(searcher, [address for _, address in hits])
+        except ValueError as error:
+            raise StorageError(f"tantivy search failed: {error}") from error
+        scores = {i: float(score) for (score, _), i in zip(hits, ids, strict=True)}
+        with self.database.reading() as connection:
+            visible = rows.metadata(connection, query.app_id, list(scores))
+        ranked = sorted(visible, key=lambda message_id: (-scores[message_id], message_id))
+        return [
+            Candidate(
+                message_id=message_id,
+                chat_id=visible[message_id][0],
+                role=visible[message_id][1],
+                created_at=visible[message_id][2],
+                is_compaction_summary=visible[message_id][3],
+                projection_truncated=visible[message_id][4],
+                score=scores[message_id],
+            )
+            for message_id in ranked[: query.window]
+        ]
+
+    def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
+        if not message_ids:
+            return []
+        index = self.indexes.index(app_id, create=False)
+        if index is None:
+            return []
+        with self.database.reading() as connection:
+            visible = rows.metadata(connection, app_id, message_ids)
+        if not visible:
+            return []
+        searcher = index.searcher()
+        wanted = tantivy.Query.term_set_query(SCHEMA, "message_id", list(visible))
+        hits = searcher.search(wanted, len(visible), count=False).hits
+        addresses = [address for _, address in hits]
+        texts = {}
+        for message_id, address in zip(ids_of(searcher, addresses), addresses, strict=True):
+            document = searcher.doc(address)
+            texts[message_id] = (
+                _text(document.get_first("title_text")),
+                _text(document.get_first("body_text")),
+            )
+        return [
+            DocumentText(
+                message_id=message_id,
+                title=texts[message_id][0],
+                body=texts[message_id][1],
+                chat_id=visible[message_id][0],
+                role=visible[message_id][1],
+                created_at=visible[message_id][2],
+                is_compaction_summary=visible[message_id][3],
+                projection_truncated=visible[message_id][4],
+            )
+            for message_id in sorted(texts)
+        ]
+
+    def document_ids(self, app_id: AppId) -> list[MessageId]:
+        with self.database.reading() as connection:
+            return rows.document_ids(connection, app_id)
+
+    def stats(self, app_id: AppId) -> IndexStats:
+        with self.database.reading() as connection:
+            return rows.stats(connection, app_id)
+
+    def projection_stamp(self) -> str | None:
+        with self.database.reading() as connection:
+            return rows.projection_stamp(connection)
+
+    def set_projection_stamp(self, stamp: str) -> None:
+        with self.database.writing() as connection:
+            rows.set_projection_stamp(connection, stamp)
+
+    def quarantine(self, limit: int) -> Quarantine:
+        with self.database.reading() as connection:
+            return rows.quarantine(connection, self.database.schema, limit)
+
+    def close(self) -> None:
+        """Publish what is staged (best effort) and let go of this process's writers."""
+        try:
+            if self.indexes.uncommitted:
+                self.publish()
+        except StorageError:
+            pass  # the staged rows re-mark it at the next start
+        finally:
+            self.indexes.release()
+
+
+def ids_of(searcher: tantivy.Searcher, addresses: list[tantivy.DocAddress]) -> list[MessageId]:
+    """The message id of each document (a fast field: no stored document is read)."""
+    values = searcher.fast_field_values("message_id", addresses)
+    if any(not isinstance(value, int) for value in values):
+        raise StorageError("a tantivy document without a message id")
+    return [MessageId(int(value)) for value in values]  # type: ignore[arg-type]
+
+
+def _text(value: object) -> str:
+    return bytes(value).decode("utf-8", "surrogatepass") if isinstance(value, bytes) else ""
+
+
+def _requeue_staged(connection: sqlite3.Connection) -> int:
+    """Mark every staged message dirty again (inside the caller's transaction)."""
+    cursor = connection.execute(
+        f"INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id) "
+        f"SELECT message_id, app_id, chat_id FROM {STAGED}"
+    )
+    return max(cursor.rowcount, 0)

@@ -1,0 +1,45 @@
+"""`TantivyIndexUnitOfWork`: an indexer batch collected, then written by
+`TantivyIndexStore.write`: tantivy changes staged in the writers, and one short SQLite
+transaction with the metadata rows, the staged rows and the cleared markers (all or
+nothing; see `index_store.py` for when the tantivy side becomes durable and visible)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import attrs
+
+from chat_recall.adapters.tantivy.index_store import TantivyIndexStore
+from chat_recall.domain.model import IndexDocument, MessageId, MessageMarker, QuarantinedRow
+
+
+@attrs.define
+class TantivyIndexWriter:
+    removes: list[MessageId] = attrs.field(factory=list)
+    puts: list[IndexDocument] = attrs.field(factory=list)
+    quarantined: list[QuarantinedRow] = attrs.field(factory=list)
+    cleared: list[MessageMarker] = attrs.field(factory=list)
+
+    def put(self, documents: Sequence[IndexDocument]) -> None:
+        self.puts.extend(documents)
+
+    def remove(self, message_ids: Sequence[MessageId]) -> None:
+        self.removes.extend(message_ids)
+
+    def clear(self, markers: Sequence[MessageMarker]) -> None:
+        self.cleared.extend(markers)
+
+    def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
+        self.quarantined.extend(rows)
+
+
+@attrs.define
+class TantivyIndexUnitOfWork:
+    index: TantivyIndexStore
+
+    @contextmanager
+    def transaction(self) -> Iterator[TantivyIndexWriter]:
+        writer = TantivyIndexWriter()
+        yield writer
+        self.index.write(writer.removes, writer.puts, writer.quarantined, writer.cleared)

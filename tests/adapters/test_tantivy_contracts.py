@@ -1,0 +1,55 @@
+"""The tantivy engine opts into every contract suite with one class."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.engines import Engine, tantivy_directory
+from chat_recall.adapters.tantivy.index_store import TantivyIndexStore
+from chat_recall.application.service import ChatRecall
+from chat_recall.contracts.all import StorageContracts
+from chat_recall.contracts.harness import Capabilities, StorageHarness
+
+
+def publish(recall: ChatRecall) -> None:
+    index = recall.index
+    assert isinstance(index, TantivyIndexStore)
+    index.publish()
+
+
+def tantivy_harness(path: Path) -> StorageHarness:
+    def open_recall() -> ChatRecall:
+        return bootstrap.sqlite(path, create_host_schema=True, engine=Engine.TANTIVY)
+
+    def dump() -> object:
+        """Every row of every table, and every file of the tantivy indexes."""
+        connection = sqlite3.connect(path)
+        try:
+            tables = list(connection.iterdump())
+        finally:
+            connection.close()
+        directory = tantivy_directory(path)
+        files = sorted(
+            (str(file.relative_to(directory)), file.read_bytes())
+            for file in directory.rglob("*")
+            if file.is_file()
+        )
+        return tables, files
+
+    return StorageHarness(
+        open_recall,
+        # bm25 per field, not FTS5's one bm25 over weighted columns: order properties only.
+        Capabilities(exact_fts5_scores=False, grouped_publishing=True),
+        storage_state=dump,
+        publish=publish,
+    )
+
+
+class TestTantivyAdapter(StorageContracts):
+    @pytest.fixture
+    def harness(self, tmp_path: Path) -> StorageHarness:
+        return tantivy_harness(tmp_path / "host.db")

@@ -1,0 +1,171 @@
+"""The tantivy engine beyond the shared contracts: crash safety of grouped publishing,
+stray documents, pending counts, and switching engines on one database."""
+
+from __future__ import annotations
+
+import gc
+import sqlite3
+from pathlib import Path
+
+import attrs
+
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.tantivy.engine import TantivyIndexes, to_tantivy
+from chat_recall.adapters.tantivy.index_store import STAGED, TantivyIndexStore
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
+from chat_recall.domain.indexing import build_document, plan_batch
+from chat_recall.domain.model import MessageId
+from chat_recall.domain.query import MatchQuery, ScopedQuery
+
+
+def open_tantivy(path: Path) -> ChatRecall:
+    return bootstrap.sqlite(path, create_host_schema=True, engine=Engine.TANTIVY)
+
+
+def store(recall: ChatRecall) -> TantivyIndexStore:
+    assert isinstance(recall.index, TantivyIndexStore)
+    return recall.index
+
+
+def found(recall: ChatRecall, word: str) -> list[MessageId]:
+    query = ScopedQuery(MatchQuery.of_words(word), APP)
+    return [candidate.message_id for candidate in recall.index.search(query)]
+
+
+def stage_one_batch(recall: ChatRecall) -> None:
+    """What the indexer's batch does, without the maintenance step after it."""
+    for chat in recall.dirty.pending_chats(100):
+        recall.dirty.expand_chat(chat)
+    markers = recall.dirty.pending_messages(100)
+    rows = {row.message.id: row for row in recall.repo.source_rows([m.id for m in markers])}
+    batch = plan_batch(markers, rows, recall.policy)
+    with recall.unit_of_work.transaction() as writer:
+        writer.remove(batch.deletes)
+        writer.put(batch.upserts)
+        writer.clear(batch.cleared)
+
+
+def crash(recall: ChatRecall) -> None:
+    """The process ends here: uncommitted tantivy changes and writers are gone, nothing
+    is published, the database connections close."""
+    indexes = store(recall).indexes
+    with TantivyIndexes._registry_lock:
+        TantivyIndexes._open.pop(indexes.root, None)
+    indexes._writers.clear()
+    indexes._indexes.clear()
+    recall.indexer.stop()
+    store(recall).database.close()
+    gc.collect()
+
+
+def staged_rows(path: Path) -> int:
+    connection = sqlite3.connect(path)
+    try:
+        return int(connection.execute(f"SELECT count(*) FROM {STAGED}").fetchone()[0])
+    finally:
+        connection.close()
+
+
+def test_staged_documents_count_as_pending_until_published(tmp_path: Path) -> None:
+    recall = open_tantivy(tmp_path / "h.db")
+    _, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "pending kiwi")])
+    stage_one_batch(recall)
+    assert recall.dirty.pending_messages(10) == []  # the marker is cleared...
+    assert recall.status(APP).state == "indexing"  # ...but nothing is searchable yet
+    assert recall.dirty.backlog().messages == 1
+    assert found(recall, "kiwi") == []
+    recall.index.maintain()  # the queue is drained: publish now
+    assert found(recall, "kiwi") == [message_id]
+    assert recall.status(APP).state == "ready"
+    recall.close()
+
+
+def test_a_crash_before_the_tantivy_commit_loses_no_marker(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    _, ids = seed_chat(recall.host, APP, "c", [(USER, "mango one"), (ASSISTANT, "mango two")])
+    stage_one_batch(recall)
+    crash(recall)
+    assert staged_rows(path) == 2
+    restarted = open_tantivy(path)
+    restarted.indexer.run_until_idle()
+    assert sorted(found(restarted, "mango")) == ids
+    assert restarted.dirty.backlog().is_empty
+    assert staged_rows(path) == 0
+    restarted.close()
+
+
+def test_a_crash_after_the_commit_converges_without_duplicates(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    _, (first,) = seed_chat(recall.host, APP, "c", [(USER, "papaya first")])
+    recall.indexer.run_until_idle()
+    recall.host.update_message(first, "papaya changed")
+    stage_one_batch(recall)
+    store(recall).indexes.commit()  # durable in tantivy, staged rows not yet deleted
+    crash(recall)
+    restarted = open_tantivy(path)
+    restarted.indexer.run_until_idle()
+    assert found(restarted, "papaya") == [first]
+    assert found(restarted, "changed") == [first]
+    assert found(restarted, "first") == []
+    index = store(restarted).indexes.index(APP, create=False)
+    assert index is not None
+    assert index.searcher().num_docs == 1  # one document per message, no leftover
+    restarted.close()
+
+
+def test_host_deletes_vanish_at_once_even_while_staged(tmp_path: Path) -> None:
+    recall = open_tantivy(tmp_path / "h.db")
+    _, (kept, deleted) = seed_chat(recall.host, APP, "c", [(USER, "fig"), (USER, "fig fig")])
+    recall.indexer.run_until_idle()
+    recall.host.update_message(kept, "fig again")
+    stage_one_batch(recall)
+    recall.host.delete_message(deleted)
+    assert found(recall, "fig") == [kept]
+    recall.indexer.run_until_idle()
+    assert found(recall, "fig") == [kept]
+    assert recall.index.stats(APP).unreclaimed == 0
+    recall.close()
+
+
+def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    _, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "lime")])
+    recall.indexer.run_until_idle()
+    rows = recall.repo.source_rows([message_id])
+    document = build_document(rows[0], recall.policy)
+    assert document is not None
+    stray = MessageId(777_777)
+    indexes = store(recall).indexes
+    writer = indexes.writer(APP)
+    writer.add_document(to_tantivy(attrs.evolve(document, message_id=stray), store(recall).analysis))
+    indexes.uncommitted.add(APP)
+    indexes.commit()
+    assert recall.index.remove_orphans() == 1
+    index = indexes.index(APP, create=False)
+    assert index is not None
+    assert index.searcher().num_docs == 1
+    recall.close()
+
+
+def test_switching_engines_reindexes_and_answers_alike(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    seed_chat(recall.host, APP, "Auth", [(USER, "sessions or jwt?"), (ASSISTANT, "sessions")])
+    recall.indexer.run_until_idle()
+    on_sqlite = recall.search_chats(CallContext(APP), {"query": "sessions"})
+    recall.close()
+    switched = open_tantivy(path)
+    assert switched.status(APP).state == "ready"  # nothing marked before the indexer starts
+    switched.indexer.run_until_idle()
+    assert switched.search_chats(CallContext(APP), {"query": "sessions"}) == on_sqlite
+    switched.close()
+    back = bootstrap.sqlite(path)
+    back.indexer.run_until_idle()
+    assert back.search_chats(CallContext(APP), {"query": "sessions"}) == on_sqlite
+    back.close()
