@@ -235,6 +235,8 @@ def postgres(
     recall = _finish(container, overrides or {})
     recall.on_close(database.close)
     return recall
+
+
 def _wire_tantivy(
     container: punq.Container, database: SqliteDatabase, analysis: TextAnalysis, *, install: bool
 ) -> Callable[[], None]:

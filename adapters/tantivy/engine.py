@@ -19,9 +19,10 @@ host's database, their schema, and the one writer per index a process may hold.
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 import tantivy
@@ -29,6 +30,7 @@ import tantivy
 from chat_recall.domain.errors import IndexUnavailable, StorageError
 from chat_recall.domain.model import AppId, IndexDocument, MessageId
 from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.unicode61 import DROPPED, TOKEN_RUN_CHARACTER, fold
 
 # The writer's indexing memory per app (tantivy's minimum is 15 MB per thread); one
 # indexing thread per app writer: the indexer's batches are small and published often.
@@ -54,23 +56,48 @@ SCHEMA = build_schema()
 # surrogate escapes); tantivy takes valid UTF-8 only, so such a term is spelled as this
 # private-use mark and the hex of its bytes, the same way in documents and queries.
 _ESCAPED_TERM = "\ue000"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Folding first, then splitting into token runs, gives `tokenize`'s tokens in a few C
+# calls: every fold maps a token character to one token character or none, and leaves
+# every other character alone (checked by tests/adapters/test_tantivy_engine.py). The
+# run class also admits DROPPED (NUL, the domain's same-length fold mark), which is no
+# token character: it is turned into a separator first.
+_TOKEN_RUNS = re.compile(TOKEN_RUN_CHARACTER + "+")
+STEM_CACHE_LIMIT = 200_000
 
 
 def engine_term(term: str) -> str:
     """A term of the domain's analysis as this engine indexes it."""
-    if term.isascii() or not _has_surrogate(term):
+    if _SURROGATE.search(term) is None:
         return term
     return _ESCAPED_TERM + term.encode("utf-8", "surrogateescape").hex()
 
 
-def _has_surrogate(term: str) -> bool:
-    return any("\ud800" <= character <= "\udfff" for character in term)
+class _Terms(dict[str, str]):
+    """token -> engine term, filled on first use (vocabularies are Zipfian)."""
+
+    def __init__(self, analysis: TextAnalysis) -> None:
+        super().__init__()
+        self.analysis = analysis
+
+    def __missing__(self, token: str) -> str:
+        if len(self) >= STEM_CACHE_LIMIT:
+            self.clear()
+        term = self[token] = engine_term(self.analysis.term(token))
+        return term
+
+
+_TERM_CACHES: dict[TextAnalysis, _Terms] = {}
 
 
 def engine_terms(text: str, analysis: TextAnalysis) -> str:
     """The terms of an index text as tantivy's whitespace tokenizer reads them: the
-    domain's terms (tokens never hold whitespace), one space apart."""
-    return " ".join(engine_term(term) for term in analysis.terms(text))
+    domain's terms (`analysis.terms`; tokens never hold whitespace), one space apart."""
+    terms = _TERM_CACHES.get(analysis)
+    if terms is None:
+        terms = _TERM_CACHES.setdefault(analysis, _Terms(analysis))
+    folded = fold(text).replace(DROPPED, " ")
+    return " ".join(map(terms.__getitem__, _TOKEN_RUNS.findall(folded)))
 
 
 def to_tantivy(document: IndexDocument, analysis: TextAnalysis) -> tantivy.Document:
@@ -103,6 +130,8 @@ class TantivyIndexes:
     # Apps whose writer holds changes not yet committed, since when (monotonic), and the
     # reclaimed documents among them (see `TantivyIndexStore`).
     uncommitted: set[AppId] = attrs.field(factory=set)
+    # Changes of units of work not yet given to the writers (`TantivyIndexStore`).
+    pending: list[Any] = attrs.field(factory=list)
     staged_since: float | None = None
     applied_purges: set[MessageId] = attrs.field(factory=set)
     # Whether this process has recovered the staged rows a crashed one left.
@@ -134,6 +163,7 @@ class TantivyIndexes:
             self._writers.clear()
             self._indexes.clear()
             self.uncommitted.clear()
+            self.pending.clear()
             self.applied_purges.clear()
             self.staged_since = None
 

@@ -4,12 +4,14 @@ queue and its triggers) stays in the database, exactly as with the FTS5 engine.
 
 Publishing (why writes are staged). A tantivy commit is durable when it returns: it
 writes a segment and syncs its files, which took 50-150 ms here, far more than an
-indexer batch's 25 ms budget. So a batch's unit of work adds its documents to the app's
-tantivy writer without committing and, in one short SQLite transaction, writes their
-metadata rows, clears their dirty markers and records each message in
-`chat_recall_tantivy_staged`. `maintain()`, which the indexer runs after every batch,
-publishes: it commits the writers (at most once a `PUBLISH_SECONDS`, or at once when no
-dirty marker is left) and only then deletes the staged rows the commit covered. A staged
+indexer batch's 25 ms budget. So a batch's unit of work is one short SQLite transaction
+that writes the metadata rows, clears the dirty markers and records each message in
+`chat_recall_tantivy_staged`; its tantivy changes are queued in memory. `maintain()`,
+which the indexer runs after every batch, gives them to the app writers (the engine's
+work, outside the batch's budget and outside any transaction a host write could wait
+on) and publishes: it commits the writers (at most once a `PUBLISH_SECONDS`, or at once
+when no dirty marker is left) and only then deletes the staged rows the commit covered.
+A staged
 row therefore means "tantivy may not hold this message's latest state durably": the
 backlog counts staged messages as pending (searches say `indexing` until they are
 published), and at the next start after a crash (`remove_orphans`, run by the indexer
@@ -54,6 +56,9 @@ from chat_recall.domain.model import (
 from chat_recall.domain.query import ScopedQuery
 from chat_recall.domain.text.analysis import TextAnalysis
 
+# A queued tantivy change: a document to add, or (app, message) to delete.
+Change = IndexDocument | tuple[AppId, MessageId]
+
 STAGED = "chat_recall_tantivy_staged"
 STAGED_DDL = f"""
 CREATE TABLE IF NOT EXISTS {STAGED} (
@@ -92,44 +97,58 @@ class TantivyIndexStore:
         quarantined: Sequence[QuarantinedRow],
         cleared: Sequence[MessageMarker],
     ) -> None:
-        """One unit of work: the tantivy changes (uncommitted), then one short SQLite
-        transaction with the metadata, the staged rows and the cleared markers. If that
-        transaction fails, every uncommitted tantivy change is rolled back and every
-        staged message marked dirty again."""
+        """One unit of work: one short SQLite transaction with the metadata rows, the
+        staged rows and the cleared markers; then its tantivy changes are queued for the
+        next maintenance step (`apply_pending`), which does the engine's work outside
+        the batch and outside any transaction the host could wait on."""
         gone = [*removes, *(row.message_id for row in quarantined)]
         touched = [*gone, *(document.message_id for document in puts)]
         with self.database.reading() as connection:
             located = rows.locate(connection, touched)
         staged: dict[MessageId, tuple[AppId | None, int | None]] = {}
+        changes: list[Change] = []
+        for message_id in touched:
+            for app_id in sorted(located.get(message_id, ())):
+                changes.append((app_id, message_id))
+                staged[message_id] = (app_id, None)
+        for document in puts:
+            changes.append(document)
+            staged[document.message_id] = (document.app_id, document.chat_id)
         with self.indexes.lock:
-            for message_id in touched:
-                for app_id in sorted(located.get(message_id, ())):
-                    self._delete(app_id, message_id)
-                    staged[message_id] = (app_id, None)
-            for document in puts:
-                self.indexes.writer(document.app_id).add_document(to_tantivy(document, self.analysis))
-                self.indexes.uncommitted.add(document.app_id)
-                staged[document.message_id] = (document.app_id, document.chat_id)
+            with self.database.writing() as connection:
+                rows.forget(connection, touched)
+                rows.end_quarantine(connection, touched)
+                rows.insert_rows(connection, puts)
+                rows.set_aside(connection, quarantined)
+                connection.executemany(
+                    f"INSERT OR REPLACE INTO {STAGED}(message_id, app_id, chat_id) "
+                    "VALUES (?, ?, ?)",
+                    [(m, app, chat) for m, (app, chat) in staged.items()],
+                )
+                connection.executemany(
+                    f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
+                    [(marker.id, marker.seq) for marker in cleared],
+                )
+            self.indexes.pending.extend(changes)
             if self.indexes.staged_since is None and staged:
                 self.indexes.staged_since = time.monotonic()
-            try:
-                with self.database.writing() as connection:
-                    rows.forget(connection, touched)
-                    rows.end_quarantine(connection, touched)
-                    rows.insert_rows(connection, puts)
-                    rows.set_aside(connection, quarantined)
-                    connection.executemany(
-                        f"INSERT OR REPLACE INTO {STAGED}(message_id, app_id, chat_id) "
-                        "VALUES (?, ?, ?)",
-                        [(m, app, chat) for m, (app, chat) in staged.items()],
-                    )
-                    connection.executemany(
-                        f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
-                        [(marker.id, marker.seq) for marker in cleared],
-                    )
-            except BaseException:
-                self._abandon_uncommitted()
-                raise
+
+    def _apply_pending(self) -> None:
+        """The queued tantivy changes, in order, into the writers (uncommitted). On a
+        failure every uncommitted change is dropped and every staged message marked
+        dirty again."""
+        changes, self.indexes.pending = self.indexes.pending, []
+        try:
+            for change in changes:
+                if isinstance(change, IndexDocument):
+                    writer = self.indexes.writer(change.app_id)
+                    writer.add_document(to_tantivy(change, self.analysis))
+                    self.indexes.uncommitted.add(change.app_id)
+                else:
+                    self._delete(*change)
+        except (StorageError, ValueError, OSError, RuntimeError) as error:
+            self._abandon_uncommitted()
+            raise StorageError(f"tantivy indexing failed: {error}") from error
 
     def _delete(self, app_id: AppId, message_id: MessageId) -> None:
         if self.indexes.index(app_id, create=False) is None:
@@ -141,6 +160,7 @@ class TantivyIndexStore:
         """Roll back the writers and mark every staged message dirty again."""
         with self.indexes.lock:
             self.indexes.rollback()
+            self.indexes.pending.clear()
             self.indexes.applied_purges.clear()
             self.indexes.staged_since = None
         with self.database.writing() as connection:
@@ -163,6 +183,7 @@ class TantivyIndexStore:
             ).fetchone()[0]
         fresh = [(MessageId(m), AppId(a)) for m, a in waiting if m not in applied]
         with self.indexes.lock:
+            self._apply_pending()
             for message_id, app_id in fresh[: self.purges_per_step]:
                 self._delete(app_id, message_id)
                 applied.add(message_id)
@@ -181,10 +202,15 @@ class TantivyIndexStore:
             return self._publish()
 
     def _publish(self) -> int:
+        self._apply_pending()
         with self.database.reading() as connection:
             mark = connection.execute(f"SELECT max(seq) FROM {STAGED}").fetchone()[0]
         purged = sorted(self.indexes.applied_purges)
-        self.indexes.commit()
+        try:
+            self.indexes.commit()
+        except StorageError:
+            self._abandon_uncommitted()
+            raise
         self.indexes.staged_since = None
         self.indexes.applied_purges.clear()
         with self.database.writing() as connection:
@@ -359,7 +385,7 @@ class TantivyIndexStore:
     def close(self) -> None:
         """Publish what is staged (best effort) and let go of this process's writers."""
         try:
-            if self.indexes.uncommitted:
+            if self.indexes.uncommitted or self.indexes.pending:
                 self.publish()
         except StorageError:
             pass  # the staged rows re-mark it at the next start

@@ -40,7 +40,8 @@ def _field_query(field: str, terms: list[str], boost: float) -> tantivy.Query:
     if len(terms) == 1:
         query = tantivy.Query.term_query(SCHEMA, field, terms[0])
     else:
-        query = tantivy.Query.phrase_query(SCHEMA, field, terms)
+        words: list[str | tuple[int, str]] = list(terms)
+        query = tantivy.Query.phrase_query(SCHEMA, field, words)
     return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
 
 

@@ -4,14 +4,22 @@ stray documents, pending counts, and switching engines on one database."""
 from __future__ import annotations
 
 import gc
+import re
 import sqlite3
 from pathlib import Path
 
 import attrs
+import hypothesis
+from hypothesis import strategies as st
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.engines import Engine
-from chat_recall.adapters.tantivy.engine import TantivyIndexes, to_tantivy
+from chat_recall.adapters.tantivy.engine import (
+    TantivyIndexes,
+    engine_term,
+    engine_terms,
+    to_tantivy,
+)
 from chat_recall.adapters.tantivy.index_store import STAGED, TantivyIndexStore
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
@@ -19,6 +27,9 @@ from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
 from chat_recall.domain.indexing import build_document, plan_batch
 from chat_recall.domain.model import MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
+from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.unicode61 import TOKEN_RUN_CHARACTER
+from chat_recall.domain.text.unicode61_table import FOLDS
 
 
 def open_tantivy(path: Path) -> ChatRecall:
@@ -143,7 +154,9 @@ def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> Non
     stray = MessageId(777_777)
     indexes = store(recall).indexes
     writer = indexes.writer(APP)
-    writer.add_document(to_tantivy(attrs.evolve(document, message_id=stray), store(recall).analysis))
+    writer.add_document(
+        to_tantivy(attrs.evolve(document, message_id=stray), store(recall).analysis)
+    )
     indexes.uncommitted.add(APP)
     indexes.commit()
     assert recall.index.remove_orphans() == 1
@@ -169,3 +182,25 @@ def test_switching_engines_reindexes_and_answers_alike(tmp_path: Path) -> None:
     back.indexer.run_until_idle()
     assert back.search_chats(CallContext(APP), {"query": "sessions"}) == on_sqlite
     back.close()
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+def test_engine_terms_are_the_analysis_terms(text: str) -> None:
+    for analysis in (TextAnalysis.default(), TextAnalysis.plain()):
+        expected = " ".join(engine_term(term) for term in analysis.terms(text))
+        assert engine_terms(text, analysis) == expected
+
+
+def test_every_fold_maps_a_token_character_to_token_characters() -> None:
+    token = re.compile(TOKEN_RUN_CHARACTER)
+    assert not token.fullmatch(" ")
+    for point, folded in FOLDS.items():
+        assert token.fullmatch(chr(point))
+        assert all(token.fullmatch(character) for character in folded)
+
+
+def test_a_term_tantivy_cannot_hold_is_escaped_alike_in_documents_and_queries() -> None:
+    odd = "caf\udcc3"  # a stem ending inside a multi-byte character
+    assert engine_term(odd) == "\ue000" + odd.encode("utf-8", "surrogateescape").hex()
+    assert engine_term("café") == "café"
