@@ -41,7 +41,7 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.application.tools.tool import Tool
-from chat_recall.domain.errors import IndexUnavailable
+from chat_recall.domain.errors import IndexUnavailable, StorageReadOnly
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
@@ -147,24 +147,33 @@ def sqlite(
     default), or tantivy indexes in a directory beside the database file (`pip install
     'chat-recall[tantivy]'`; see the README for when to choose it). Opening an index with
     the other engine re-indexes it (`adapters/engines.py`).
+
+    A database this process cannot write (a read-only file, directory or file system)
+    is opened read-only whatever `install` says: it must be installed already, the
+    tools read it, no indexer runs, and search says the index cannot be advanced here.
     """
     analysis = analysis or TextAnalysis.default()
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
     if create_host_schema:
         setup.create_reference_schema(database)
-    if install:
-        setup.start(database, analysis)
-        engines.use_engine(database, engine)
-    else:
+    read_only = not database.writable()
+    if install and not read_only:
+        try:
+            setup.start(database, analysis)
+            engines.use_engine(database, engine)
+        except StorageReadOnly:
+            read_only = True
+    if read_only or not install:
         setup.verify(database, analysis)
         engines.check_engine(database, engine)
     container = _container(policy, settings or IndexerSettings(), tools)
+    container.register(IndexHealth, instance=IndexHealth(read_only=read_only))
     container.register(TextAnalysis, instance=analysis)
     container.register(SqliteDatabase, instance=database)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
     container.register(HostWriter, SqliteHostWriter, scope=punq.Scope.singleton)
     if engine is Engine.TANTIVY:
-        closer = _wire_tantivy(container, database, analysis, install=install)
+        closer = _wire_tantivy(container, database, analysis, install=install and not read_only)
     else:
         _alias(container, IndexStore, SqliteFts5IndexStore)
         container.register(IndexUnitOfWork, SqliteIndexUnitOfWork, scope=punq.Scope.singleton)

@@ -69,3 +69,8 @@ SYSTEMIC_ERRORS: tuple[type[ChatRecallError], ...] = (
     IndexUnavailable,
     SchemaMismatch,
 )
+
+
+class StorageReadOnly(IndexUnavailable):
+    """This process cannot write the database (a read-only file, directory or file
+    system): the tools still read it, but the index cannot be advanced here."""

@@ -4,11 +4,21 @@ host-side maintenance, read-only connections for searches and reads.
 Search connections are opened read-only (`mode=ro` URI) with `PRAGMA query_only`, a
 busy timeout, and WAL mode on the database, so a search never writes and never fails
 because the indexer holds the write lock.
+
+A database this process cannot write (a read-only file, directory or file system) is
+still read: `writable()` tells the bootstrap, which then installs nothing and runs no
+indexer. A WAL database needs its `-shm` file even to be read; when it does not exist
+and cannot be created here, and no `-wal` file holds changes, the reader opens the file
+`immutable` (everything is in the main file then); it switches back to a normal
+read-only connection as soon as a `-wal` appears (a writer elsewhere started). With
+changes in a `-wal` that this process cannot open, reading is refused with the fix:
+a torn view is never read.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -26,6 +36,7 @@ from chat_recall.domain.errors import (
     StorageBusy,
     StorageDamaged,
     StorageError,
+    StorageReadOnly,
 )
 
 BUSY_TIMEOUT_MS = 5_000
@@ -111,6 +122,7 @@ class SqliteDatabase:
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
     _codec: str | None = attrs.field(default=None, init=False)
+    _immutable: set[int] = attrs.field(factory=set, init=False)  # ids of immutable readers
 
     @classmethod
     def open(cls, target: str | Path | sqlite3.Connection, schema: HostSchema) -> SqliteDatabase:
@@ -126,10 +138,7 @@ class SqliteDatabase:
         assert self.path is not None
         try:
             if read_only:
-                uri = f"{self.path.resolve().as_uri()}?mode=ro"
-                connection = sqlite3.connect(
-                    uri, uri=True, isolation_level=None, check_same_thread=False
-                )
+                connection = self._open_reader(self.path)
             else:
                 connection = sqlite3.connect(
                     self.path, isolation_level=None, check_same_thread=False
@@ -141,6 +150,38 @@ class SqliteDatabase:
         if self.trace is not None:
             connection.set_trace_callback(self.trace)
         return _configure(connection, read_only=read_only)
+
+    def _open_reader(self, path: Path) -> sqlite3.Connection:
+        """`mode=ro`; for a WAL database whose `-shm` cannot be created here and whose
+        `-wal` holds nothing, `immutable` (see the module's notes)."""
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return connection
+        except sqlite3.OperationalError as error:
+            connection.close()
+            if _code(error) != SQLITE_CANTOPEN or not path.is_file():
+                raise
+            if _wal_holds_changes(path):
+                raise StorageReadOnly(
+                    f"{path} is in WAL mode with changes in {path.name}-wal that this process "
+                    f"cannot read without creating {path.name}-shm (the directory is not "
+                    "writable here): make the directory writable for this user, or have the "
+                    "host checkpoint the database (PRAGMA wal_checkpoint(TRUNCATE))"
+                ) from error
+        connection = sqlite3.connect(
+            f"{uri}&immutable=1", uri=True, isolation_level=None, check_same_thread=False
+        )
+        self._immutable.add(id(connection))
+        return connection
+
+    def writable(self) -> bool:
+        """Whether this process can write the database file and create the files SQLite
+        keeps beside it (permissions, read-only file systems; root included)."""
+        if self.path is None:
+            return True
+        return os.access(self.path, os.W_OK) and os.access(self.path.resolve().parent, os.W_OK)
 
     def _thread_connection(self, role: str) -> sqlite3.Connection:
         if self.shared is not None:
@@ -159,7 +200,22 @@ class SqliteDatabase:
                 yield self.shared
             return
         with translate_errors():
-            yield self._thread_connection("reader")
+            yield self._fresh_reader()
+
+    def _fresh_reader(self) -> sqlite3.Connection:
+        """This thread's reader; an `immutable` one is replaced once a `-wal` with
+        changes appears (a writer elsewhere: the main file may change under it)."""
+        connection = self._thread_connection("reader")
+        path = self.path
+        if id(connection) in self._immutable and path is not None and _wal_holds_changes(path):
+            self._immutable.discard(id(connection))
+            with self._lock:
+                if connection in self._opened:
+                    self._opened.remove(connection)
+            connection.close()
+            self._local.reader = None
+            connection = self._thread_connection("reader")
+        return connection
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
@@ -238,10 +294,21 @@ def translate_errors() -> Iterator[None]:
         raise InvalidArguments("an id is outside the 64-bit integer range") from error
 
 
+def _code(error: sqlite3.Error) -> int:
+    return (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
+
+
+def _wal_holds_changes(path: Path) -> bool:
+    try:
+        return Path(f"{path}-wal").stat().st_size > 0
+    except FileNotFoundError:
+        return False
+
+
 def translate(error: sqlite3.Error) -> ChatRecallError:
     """The port error for a driver error, by SQLite's result code."""
     message = str(error)
-    code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
+    code = _code(error)
     if code in (SQLITE_BUSY, SQLITE_LOCKED):
         return StorageBusy(message)
     if code in (SQLITE_CORRUPT, SQLITE_NOTADB) or any(sign in message for sign in DAMAGE_SIGNS):
@@ -250,7 +317,7 @@ def translate(error: sqlite3.Error) -> ChatRecallError:
             "and rebuilds chat-recall's own tables (the host's tables are never touched)"
         )
     if code == SQLITE_READONLY:
-        return IndexUnavailable(f"the database is read-only here: {message}")
+        return StorageReadOnly(f"the database is read-only here: {message}")
     if code == SQLITE_CANTOPEN:
         return IndexUnavailable(f"cannot open the database: {message}")
     if "no such table" in message or "no such module" in message:

@@ -15,10 +15,12 @@ import sqlite3
 
 import attrs
 
+from chat_recall.adapters.engines import ENGINE_KEY, Engine
 from chat_recall.adapters.sqlite.migrations import (
     APPS,
     DIRTY_CHATS,
     DOCS,
+    META,
     PURGE,
     derived_objects,
     fts_table_name,
@@ -74,7 +76,11 @@ class RegistryDrift:
 
 
 def drift(connection: sqlite3.Connection) -> RegistryDrift:
-    """Compare the registry with the FTS tables present and the documents (read-only)."""
+    """Compare the registry with the FTS tables present and the documents (read-only).
+    An index whose text another engine holds (`adapters/engines.py`) has no FTS tables
+    by design: nothing to compare."""
+    if _engine(connection) not in (None, Engine.SQLITE.value):
+        return RegistryDrift({}, {}, (), ())
     tables = {
         name
         for kind, name, sql in derived_objects(connection)
@@ -99,6 +105,11 @@ def drift(connection: sqlite3.Connection) -> RegistryDrift:
     documented = _distinct_apps(connection, DOCS) | _distinct_apps(connection, PURGE)
     orphaned = tuple(sorted(documented - set(registry) - set(unregistered)))
     return RegistryDrift(unregistered, misnamed, vanished, orphaned)
+
+
+def _engine(connection: sqlite3.Connection) -> str | None:
+    row = connection.execute(f"SELECT value FROM {META} WHERE key = ?", (ENGINE_KEY,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def _distinct_apps(connection: sqlite3.Connection, table: str) -> set[int]:
