@@ -1,12 +1,51 @@
-"""The relevance evaluation set keeps its shape, and its split stays fixed."""
+"""The relevance evaluation set keeps its shape and its split stays fixed; the shipped
+search policy keeps its held-out figures against the design's plain algorithm.
+
+The held-out half was never used for tuning (`split.json` was committed first). The
+guard: on the held-out half, for both query forms, the shipped policy returns more
+evidence than the plain algorithm beyond noise (the paired 95% bootstrap interval of
+the difference is above zero), finds at least as many gold chats in the first 3 and 8,
+and loses no chat@1 or MRR beyond noise; in every category no metric drops beyond
+noise, except the losses listed in KNOWN_LOSSES (measured, reported in RESULTS.md);
+and the shipped figures stay above their floors.
+"""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping, Sequence
 
-from tests.evaluation.corpus import CATEGORIES, load_apps
-from tests.evaluation.evaluate import HALVES, SPLIT_FILE, load, read_split
+import pytest
+
+from tests.evaluation.corpus import CATEGORIES, FORMS, load_apps
+from tests.evaluation.evaluate import (
+    HALVES,
+    METRICS,
+    SPLIT_FILE,
+    Corpora,
+    Row,
+    difference,
+    evaluate,
+    load,
+    mean,
+    plain,
+    read_split,
+    select,
+    shipped,
+)
+
+# (form, category, metric) where the shipped policy loses to the plain algorithm on the
+# held-out half beyond noise. Names asked as full questions: the tuning half showed the
+# opposite (chat@1 0.65 -> 0.80), the held-out half 0.90 -> 0.73. Kept visible here so
+# that a fix removes an entry and any new loss fails.
+KNOWN_LOSSES = frozenset({("full", "names", "chat@1"), ("full", "names", "mrr")})
+
+# The shipped policy's held-out figures, rounded down (full questions, keywords).
+FLOORS = {
+    "full": {"chat@1": 0.70, "chat@3": 0.85, "chat@8": 0.89, "evidence": 0.62, "mrr": 0.81},
+    "keywords": {"chat@1": 0.80, "chat@3": 0.91, "chat@8": 0.94, "evidence": 0.70, "mrr": 0.90},
+}
 
 
 def test_the_set_is_large_and_varied() -> None:
@@ -48,3 +87,50 @@ def test_every_evidence_label_is_a_loaded_message() -> None:
                 assert (app.id, label) in corpus.message_ids, (question.id, label)
             for key in app.gold_chats(question):
                 assert (app.id, key) in corpus.chat_ids, (question.id, key)
+
+
+@pytest.fixture(scope="module")
+def results() -> Mapping[str, Sequence[Row]]:
+    corpora = Corpora(memory=True)
+    split = read_split()
+    return {
+        "plain": evaluate(corpora, plain(), split),
+        "shipped": evaluate(corpora, shipped(), split),
+    }
+
+
+def test_the_shipped_policy_beats_the_plain_algorithm_on_the_held_out_half(
+    results: Mapping[str, Sequence[Row]],
+) -> None:
+    for form in FORMS:
+        new = select(results["shipped"], "held_out", form)
+        old = select(results["plain"], "held_out", form)
+        assert difference(new, old, "evidence").low > 0.0, form
+        for metric in ("chat@3", "chat@8"):
+            assert difference(new, old, metric).value >= 0.0, (form, metric)
+        for metric in ("chat@1", "mrr"):
+            assert difference(new, old, metric).high >= 0.0, (form, metric)
+
+
+def test_no_category_loses_beyond_noise_on_the_held_out_half(
+    results: Mapping[str, Sequence[Row]],
+) -> None:
+    losses = set()
+    for form in FORMS:
+        for category in CATEGORIES:
+            new = select(results["shipped"], "held_out", form, category)
+            old = select(results["plain"], "held_out", form, category)
+            for metric in METRICS:
+                if new and difference(new, old, metric).high < 0.0:
+                    losses.add((form, category, metric))
+    assert losses == KNOWN_LOSSES
+
+
+def test_the_shipped_figures_stay_above_their_floors(
+    results: Mapping[str, Sequence[Row]],
+) -> None:
+    for form, floors in FLOORS.items():
+        rows = select(results["shipped"], "held_out", form)
+        for metric, floor in floors.items():
+            value = mean([row.values[METRICS.index(metric)] for row in rows])
+            assert value >= floor, (form, metric, value)
