@@ -42,6 +42,7 @@ from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.application.tools.tool import Tool
 from chat_recall.domain.errors import IndexUnavailable, StorageReadOnly
+from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
@@ -187,6 +188,14 @@ def sqlite(
     return recall
 
 
+# PostgreSQL locks rows, not the database: an indexer batch holds only the markers it
+# claims (a host write to one of those messages waits for its commit), so batches may
+# take longer than SQLite's 25 ms and pay the server round trips once per more rows.
+POSTGRES_INDEXER_SETTINGS = IndexerSettings(
+    sizing=BatchSizing(budget_seconds=0.1, initial=64, maximum=512)
+)
+
+
 def postgres(
     dsn: str,
     *,
@@ -232,7 +241,7 @@ def postgres(
     except BaseException:
         database.close()
         raise
-    container = _container(policy, settings or IndexerSettings(), tools)
+    container = _container(policy, settings or POSTGRES_INDEXER_SETTINGS, tools)
     container.register(TextAnalysis, instance=analysis)
     container.register(PostgresDatabase, instance=database)
     container.register(MessageRepo, PostgresMessageRepo, scope=punq.Scope.singleton)

@@ -81,14 +81,19 @@ def translate_errors() -> Iterator[None]:
 
 
 def _configure(read_only: bool) -> Callable[[psycopg.Connection[Any]], None]:
+    """Reading connections run in autocommit with every transaction READ ONLY: a
+    one-statement read is its own read-only transaction (no BEGIN/COMMIT round trips);
+    reads that need one snapshot open a transaction (`read(..., snapshot=True)`)."""
+
     def configure(connection: psycopg.Connection[Any]) -> None:
         connection.execute(
             f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}; "
             f"SET lock_timeout = {LOCK_TIMEOUT_MS}; "
             "SET idle_in_transaction_session_timeout = 60000"
+            + ("; SET default_transaction_read_only = on" if read_only else "")
         )
-        connection.commit()
-        connection.read_only = read_only
+        if not read_only:
+            connection.commit()
 
     return configure
 
@@ -113,9 +118,8 @@ class PostgresDatabase:
                     self.dsn,
                     min_size=0,
                     max_size=self.pool_size,
-                    kwargs={"connect_timeout": CONNECT_TIMEOUT_SECONDS, "autocommit": False},
+                    kwargs={"connect_timeout": CONNECT_TIMEOUT_SECONDS, "autocommit": read_only},
                     configure=_configure(read_only),
-                    check=psycopg_pool.ConnectionPool.check_connection,
                     timeout=CONNECT_TIMEOUT_SECONDS,
                     name="chat-recall-" + ("read" if read_only else "write"),
                     open=True,
@@ -124,13 +128,15 @@ class PostgresDatabase:
             return pool
 
     @contextlib.contextmanager
-    def _transaction(self, read_only: bool) -> Iterator[psycopg.Connection[Any]]:
-        with (
-            translate_errors(),
-            self._pool(read_only).connection() as connection,
-            connection.transaction(),
-        ):
-            yield connection
+    def _transaction(
+        self, read_only: bool, *, snapshot: bool = True
+    ) -> Iterator[psycopg.Connection[Any]]:
+        with translate_errors(), self._pool(read_only).connection() as connection:
+            if snapshot or not read_only:
+                with connection.transaction():
+                    yield connection
+            else:
+                yield connection
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[psycopg.Connection[Any]]:
@@ -145,18 +151,27 @@ class PostgresDatabase:
         with self._transaction(read_only=False) as connection:
             yield connection
 
-    def read(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
-        """`work` in a READ ONLY transaction; tried again with backoff on a lost
+    def read(self, work: Callable[[psycopg.Connection[Any]], T], *, snapshot: bool = False) -> T:
+        """`work` on a read-only connection, each statement its own READ ONLY
+        transaction, or all in one with `snapshot`; tried again with backoff on a lost
         connection (a read can always be repeated)."""
-        return self._retrying(lambda: self._once(work, read_only=True), always=True)
+        return self._retrying(
+            lambda: self._once(work, read_only=True, snapshot=snapshot), always=True
+        )
 
     def write(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         """`work` in a write transaction; tried again only when no connection could
         be had (nothing was sent)."""
         return self._retrying(lambda: self._once(work, read_only=False), always=False)
 
-    def _once(self, work: Callable[[psycopg.Connection[Any]], T], *, read_only: bool) -> T:
-        with self._transaction(read_only) as connection:
+    def _once(
+        self,
+        work: Callable[[psycopg.Connection[Any]], T],
+        *,
+        read_only: bool,
+        snapshot: bool = True,
+    ) -> T:
+        with self._transaction(read_only, snapshot=snapshot) as connection:
             return work(connection)
 
     def _retrying(self, attempt: Callable[[], T], *, always: bool) -> T:

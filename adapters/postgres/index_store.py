@@ -65,6 +65,7 @@ B = 0.75
 # catches what no tombstone names, e.g. a batch that committed a document just after
 # the host deleted its message).
 SWEEP_PER_STEP = 1_000
+SWEEP_EVERY = 16  # maintenance steps
 
 _META_COLUMNS = "d.chat_id, d.role, d.created_at, d.is_compaction_summary, d.projection_truncated"
 
@@ -77,6 +78,7 @@ class PostgresIndexStore:
     reclaim_per_step: int = RECLAIM_PER_STEP
     sweep_per_step: int = SWEEP_PER_STEP
     _sweep_after: int | None = attrs.field(default=None, init=False)
+    _steps: int = attrs.field(default=0, init=False)
 
     # -- visibility ----------------------------------------------------------------------
 
@@ -93,12 +95,20 @@ class PostgresIndexStore:
 
     # -- writing (inside a unit of work's transaction, see unit_of_work.py) -------------
 
-    def put(self, connection: psycopg.Connection[Any], documents: Sequence[IndexDocument]) -> None:
-        """Replace the documents (wherever they were) in two set-based statements, and
-        count them into their apps' statistics."""
+    def put(
+        self,
+        connection: psycopg.Connection[Any],
+        documents: Sequence[IndexDocument],
+        *,
+        removed: bool = False,
+    ) -> None:
+        """Replace the documents (wherever they were; `removed`: the caller removed
+        them already) in two set-based statements, and count them into their apps'
+        statistics."""
         if not documents:
             return
-        self.remove(connection, [d.message_id for d in documents])
+        if not removed:
+            self.remove(connection, [d.message_id for d in documents])
         vectors = [
             text_search.document_vector(self.analysis, d.app_id, d.title, d.body) for d in documents
         ]
@@ -143,7 +153,6 @@ class PostgresIndexStore:
         removed is out of quarantine too."""
         if not message_ids:
             return
-        ids = list(message_ids)
         connection.execute(
             f"""
             WITH gone AS (
@@ -151,15 +160,17 @@ class PostgresIndexStore:
             ), counted AS (
                 SELECT app_id, count(*) AS documents, sum(terms) AS terms
                 FROM gone GROUP BY app_id
+            ), tombstones AS (
+                DELETE FROM {PURGE} WHERE message_id = ANY(%(ids)s)
+            ), quarantined AS (
+                DELETE FROM {QUARANTINE} WHERE message_id = ANY(%(ids)s)
             )
             UPDATE {APPS} AS a SET documents = a.documents - counted.documents,
                                    terms = a.terms - counted.terms
             FROM counted WHERE a.app_id = counted.app_id
             """,
-            {"ids": ids},
+            {"ids": list(message_ids)},
         )
-        connection.execute(f"DELETE FROM {PURGE} WHERE message_id = ANY(%s)", (ids,))
-        connection.execute(f"DELETE FROM {QUARANTINE} WHERE message_id = ANY(%s)", (ids,))
 
     def set_aside(
         self, connection: psycopg.Connection[Any], rows: Sequence[QuarantinedRow]
@@ -191,6 +202,16 @@ class PostgresIndexStore:
         skipped when another process is doing the same (advisory lock). PostgreSQL's
         own storage (dead tuples, the GIN pending list) is autovacuum's job."""
 
+        self._steps += 1
+        sweep = self._steps % SWEEP_EVERY == 0
+        waiting = self.database.read(
+            lambda c: c.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {PURGE}) OR EXISTS (SELECT 1 FROM {DELETED_CHATS})"
+            ).fetchone()
+        )
+        if not sweep and not (waiting and waiting[0]):
+            return Maintenance()
+
         def step(connection: psycopg.Connection[Any]) -> Maintenance:
             locked = connection.execute(
                 f"SELECT pg_try_advisory_xact_lock({lock_key_sql(LOCK_MAINTAIN)})"
@@ -220,7 +241,7 @@ class PostgresIndexStore:
                 f"(SELECT 1 FROM {DOCS} AS d WHERE d.chat_id = t.chat_id "
                 f"AND NOT EXISTS (SELECT 1 FROM {self._message_in_chat('d')}))"
             )
-            swept = self._sweep(connection)
+            swept = self._sweep(connection) if sweep else 0
             return Maintenance(reclaimed=len(gone) + swept, more=more)
 
         return self.database.write(step)
@@ -436,7 +457,7 @@ class PostgresIndexStore:
             assert row is not None
             return IndexStats(documents=int(row[0]) - int(row[1]), unreclaimed=int(row[1]))
 
-        return self.database.read(count)
+        return self.database.read(count, snapshot=True)
 
     def projection_stamp(self) -> str | None:
         row = self.database.read(
@@ -472,7 +493,7 @@ class PostgresIndexStore:
                 tuple(QuarantinedRow(MessageId(r[0]), r[1], r[2], reason_of(r[3])) for r in rows),
             )
 
-        return self.database.read(read)
+        return self.database.read(read, snapshot=True)
 
 
 def reason_of(stored: str) -> UnreadableReason:

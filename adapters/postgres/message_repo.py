@@ -216,7 +216,7 @@ class PostgresMessageRepo:
                 {"limit": limit + 1, "offset": offset, "in_flight": before_message_id},
             )
 
-        rows = self.database.read(read)
+        rows = self.database.read(read, snapshot=True)
         return MessageWindow(tuple(rows[:limit]), offset > 0, len(rows) > limit)
 
     def around(
@@ -264,7 +264,7 @@ class PostgresMessageRepo:
             )
             return target, earlier, later
 
-        target, earlier, later = self.database.read(read)
+        target, earlier, later = self.database.read(read, snapshot=True)
         if not target:
             raise NotFound()
         messages = (*reversed(earlier[:before]), target[0], *later[:after])

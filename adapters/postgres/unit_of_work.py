@@ -58,8 +58,10 @@ class PostgresIndexWriter:
                 )
             }
             stale = {m.id for m in self.markers} - claimed
-        index.remove(connection, [i for i in self.removals if i not in stale])
-        index.put(connection, [d for d in self.puts if d.message_id not in stale])
+        puts = [d for d in self.puts if d.message_id not in stale]
+        removals = [i for i in self.removals if i not in stale]
+        index.remove(connection, removals + [d.message_id for d in puts])
+        index.put(connection, puts, removed=True)
         index.set_aside(connection, [r for r in self.quarantined if r.message_id not in stale])
 
 
