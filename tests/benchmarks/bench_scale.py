@@ -476,7 +476,37 @@ def main() -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="standard")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument(
+        "--engine",
+        choices=["sqlite", "postgres"],
+        default="sqlite",
+        help="postgres: the same fixture copied into PostgreSQL (tests/benchmarks/scale_postgres)",
+    )
+    parser.add_argument(
+        "--dsn", default=None, help="postgres: a server to use (default: start a throwaway one)"
+    )
+    parser.add_argument(
+        "--host-messages",
+        type=int,
+        default=100_000,
+        help="postgres: messages in the two copies the host-write cost is measured on",
+    )
     arguments = parser.parse_args()
+    if arguments.engine == "postgres":
+        from tests.benchmarks import scale_postgres
+
+        out = arguments.out or Path(f"bench-results/scale-{arguments.profile}-postgres.json")
+        results = scale_postgres.run(
+            arguments.messages,
+            arguments.repeats,
+            arguments.profile,
+            arguments.dsn,
+            arguments.host_messages,
+        )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2, ensure_ascii=False))
+        scale_postgres.print_table(results)
+        return
     out = arguments.out or Path(f"bench-results/scale-{arguments.profile}.json")
     print_table(run(arguments.messages, out, arguments.repeats, arguments.profile))
 
