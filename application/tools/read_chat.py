@@ -24,7 +24,7 @@ from chat_recall.domain.budget import trim_around, trim_tail
 from chat_recall.domain.host_values import unreadable_placeholder
 from chat_recall.domain.model import ID_MAX, Chat, ChatId, MessageId, MessageWindow, StoredMessage
 from chat_recall.domain.ports import MessageRepo
-from chat_recall.domain.projection import MarkupPolicy, project_for_read
+from chat_recall.domain.projection import MarkupPolicy, project_for_read, redact_title
 from chat_recall.domain.projection.text import cap_utf8, clip_chars, valid_unicode
 
 if TYPE_CHECKING:
@@ -190,6 +190,8 @@ class ReadChat:
 
     def read(self, context: CallContext, arguments: ReadChatArguments) -> ReadChatOutput:
         chat = self.repo.chat(context.app_id, arguments.chat_id)
+        if chat.title:  # titles are shown: credentials in them are redacted too
+            chat = attrs.evolve(chat, title=redact_title(chat.title, self.policy).text)
         in_flight = context.message_id if arguments.chat_id == context.chat_id else None
         if arguments.around_message_id is not None:
             before = DEFAULT_AROUND if arguments.before is None else arguments.before
