@@ -280,14 +280,21 @@ def _assignment(text: str, match: re.Match[str]) -> Finding | None:
     config = _config_line(text[line_start:name_start], name, operator)
     if not config:
         value = re.split(r"[,;&)\]}]", value, maxsplit=1)[0]
-    elif rest.strip() and not rest.lstrip().startswith("#"):
+    elif value.isalpha() and rest.strip() and not rest.lstrip().startswith("#"):
         return None  # `- password: The password to log in with.`: a description
     if value.endswith((",", ";")) and _IDENTIFIER.fullmatch(value[:-1]):
         return None  # `token: token,` / `password: hashed;`: code
     value = value.rstrip(",;")
     if "pwd" in name and value.startswith(("/", "~")):
         return None  # PWD=/home/user is a directory
-    if value.lower() == name.rsplit(".", 1)[-1].lstrip("_-") or not _bare_value(value, config):
+    # `Password=x;` in a connection string, `?token=x&` in a query: data, not code.
+    after = text[start + len(value) : start + len(value) + 1]
+    pair = operator == "=" and (
+        text[name_start - 1 : name_start] in {";", "?", "&"} or after in {";", "&"}
+    )
+    if value.lower() == name.rsplit(".", 1)[-1].lstrip("_-"):
+        return None
+    if not _bare_value(value, config or pair):
         return None
     return _literal(text, start, start + len(value), _kind(name))
 
@@ -312,6 +319,8 @@ def _bare_value(value: str, config: bool) -> bool:
         # (`CHANGE_ME`).
         if config:
             return not (value.isupper() and "_" in value)
+        if looks_random(value):
+            return True  # no one names a variable `XasluLicCGnb`
         return any(c.isdigit() for c in value) and "_" not in value and len(value) >= 6
     return len(value) >= 4 if value.isdigit() else True
 

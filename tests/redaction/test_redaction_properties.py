@@ -20,7 +20,8 @@ from chat_recall.domain.projection import (
 )
 from chat_recall.domain.projection.text import cap_utf8, clip_chars
 from chat_recall.domain.search.excerpt import highlight
-from chat_recall.domain.text import index_text, reading_text, tokenize
+from chat_recall.domain.text import index_text, reading_text
+from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS
 from tests.redaction.leaks import leaked
 from tests.redaction.samples import Positive, positives
 
@@ -71,12 +72,15 @@ def test_no_secret_survives_projection_excerpts_and_budgets(
     body = index_text(search.text)
     # What a search returns: excerpts around the secret's own tokens (an agent that
     # searches for a fragment it remembers) and around the context words.
-    wanted = frozenset(tokenize(sample.secret)) | frozenset(tokenize(sample.text))
+    terms = DEFAULT_ANALYSIS.terms
+    wanted = frozenset(terms(sample.secret)) | frozenset(terms(sample.text))
     outputs = [
         search.text,
         read.text,
-        reading_text(highlight(body, wanted, 220)[1]),
-        reading_text(highlight(body, frozenset(tokenize("key password token")), 220)[1]),
+        reading_text(highlight(body, wanted, 220, DEFAULT_ANALYSIS)[1]),
+        reading_text(
+            highlight(body, frozenset(terms("key password token")), 220, DEFAULT_ANALYSIS)[1]
+        ),
         # What a read returns: the per-message budget, then a title-sized clip.
         cap_utf8(read.text, MESSAGE_BUDGET_BYTES, MESSAGE_TAIL_BYTES)[0],
         clip_chars(read.text, 200),
