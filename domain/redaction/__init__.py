@@ -7,16 +7,15 @@ from chat_recall.domain.redaction.policy import (
 )
 from chat_recall.domain.redaction.redactor import Redaction, Redactor, redact
 from chat_recall.domain.redaction.rules import (
-    PROVIDER_RULES,
     Check,
     SecretRule,
     count_placeholders,
     placeholder,
+    provider_rules,
 )
 
 __all__ = [
     "DEFAULT_REDACTION",
-    "PROVIDER_RULES",
     "REDACTION_VERSION",
     "Check",
     "Redaction",
@@ -25,5 +24,6 @@ __all__ = [
     "SecretRule",
     "count_placeholders",
     "placeholder",
+    "provider_rules",
     "redact",
 ]

@@ -22,6 +22,7 @@ from chat_recall.domain.redaction.checks import (
     is_placeholder,
     looks_random,
 )
+from chat_recall.domain.redaction.literals import lazy
 
 # A name that *ends* in one of these words names a secret (`DB_PASSWORD`, `clientSecret`,
 # `x-api-key`, `_authToken`); `password_policy`, `tokenizer`, `max_tokens` do not.
@@ -56,52 +57,50 @@ def _value(prefix: str) -> str:
 # `::` or `://`.
 _OPERATOR = r"(?:=>|:=|\?:|=(?!=)|:[ \t]*[a-z_][\w\[\]., |]{0,40}?[ \t]*=(?!=)|:(?![:/]))"
 
-_FORMS = re.compile(
-    "|".join(
-        (
-            # name = value, name: value, "name": "value"
-            rf"(?P<assign>{_KEY_WORDS})(?:\\?(?:[\"']|&quot;|&apos;|&#0*39;))?[ \t]*{_OPERATOR}"
-            rf"[ \t]*{_value('a')}",
-            # <password>value</password>, also XML-escaped
-            rf"(?:<|&lt;)(?P<xml>[a-z0-9_.-]*{_KEY_WORDS})(?:>|&gt;)(?P<x1>(?:(?!&lt;/)[^<\n]){{1,512}})"
-            r"(?:</|&lt;/)",
-            # Authorization: Bearer value
-            r"(?P<header>(?<![a-z-])(?:proxy-)?authorization)[\"']?[ \t]*[:=][ \t]*[\"'`]?[ \t]*"
-            r"(?:(?:bearer|basic|token|digest|negotiate|ntlm|apikey|sso-key|hmac|key"
-            r"|aws4-hmac-sha256)[ \t]+)?"
-            r"(?P<h1>[^\s\"'`<>,]{1,4096}(?:[ \t]*,[ \t]*[a-z]+=[^\s,\"'`<>]{1,4096}){0,16})",
-            # Bearer value / Basic value without a header name
-            r"(?<![a-z0-9_-])(?P<scheme>bearer|basic)[ \t]+(?P<s1>[a-z0-9._~+/-]{8,}=*)"
-            r"(?![a-z0-9._~+/=-])",
-            # --password value, --api-token=value is an assignment already
-            rf"(?<![a-z0-9-])--(?P<flag>[a-z0-9-]*{_KEY_WORDS})[ \t]+{_value('f')}",
-            # curl -u user:password, --user user:password
-            r"(?<!\S)(?P<user>-u|--user)[ \t]+[\"']?[^\s:\"'`]{1,256}:(?P<u1>[^\s\"'`]{1,4096})",
-            # .netrc: machine host login user password value
-            r"(?P<netrc>(?<![a-z])login)[ \t]+\S{1,256}[ \t]+password[ \t]+(?P<n1>\S{1,4096})",
-            # Cookie: a=b; c=d
-            r"(?<![a-z-])(?P<cookie>(?:set-)?cookie)[ \t]*:[ \t]*"
-            r"(?P<c1>[^\n]{0,4096}?=[^\n]{1,4096})",
-            # the password is value
-            r"(?<![a-z])(?P<prose>password|passphrase|passcode|api key|secret key|access key"
-            r"|token|secret)[ \t]+(?:is|was)[ \t]*:?[ \t]+[\"'`]?(?P<p1>[^\s\"'`<>]{6,256})",
-        )
+FORMS_PATTERN = "|".join(
+    (
+        # name = value, name: value, "name": "value"
+        rf"(?P<assign>{_KEY_WORDS})(?:\\?(?:[\"']|&quot;|&apos;|&#0*39;))?[ \t]*{_OPERATOR}"
+        rf"[ \t]*{_value('a')}",
+        # <password>value</password>, also XML-escaped
+        rf"(?:<|&lt;)(?P<xml>[a-z0-9_.-]*{_KEY_WORDS})(?:>|&gt;)(?P<x1>(?:(?!&lt;/)[^<\n]){{1,512}})"
+        r"(?:</|&lt;/)",
+        # Authorization: Bearer value
+        r"(?P<header>(?<![a-z-])(?:proxy-)?authorization)[\"']?[ \t]*[:=][ \t]*[\"'`]?[ \t]*"
+        r"(?:(?:bearer|basic|token|digest|negotiate|ntlm|apikey|sso-key|hmac|key"
+        r"|aws4-hmac-sha256)[ \t]+)?"
+        r"(?P<h1>[^\s\"'`<>,]{1,4096}(?:[ \t]*,[ \t]*[a-z]+=[^\s,\"'`<>]{1,4096}){0,16})",
+        # Bearer value / Basic value without a header name
+        r"(?<![a-z0-9_-])(?P<scheme>bearer|basic)[ \t]+(?P<s1>[a-z0-9._~+/-]{8,}=*)"
+        r"(?![a-z0-9._~+/=-])",
+        # --password value, --api-token=value is an assignment already
+        rf"(?<![a-z0-9-])--(?P<flag>[a-z0-9-]*{_KEY_WORDS})[ \t]+{_value('f')}",
+        # curl -u user:password, --user user:password
+        r"(?<!\S)(?P<user>-u|--user)[ \t]+[\"']?[^\s:\"'`]{1,256}:(?P<u1>[^\s\"'`]{1,4096})",
+        # .netrc: machine host login user password value
+        r"(?P<netrc>(?<![a-z])login)[ \t]+\S{1,256}[ \t]+password[ \t]+(?P<n1>\S{1,4096})",
+        # Cookie: a=b; c=d
+        r"(?<![a-z-])(?P<cookie>(?:set-)?cookie)[ \t]*:[ \t]*"
+        r"(?P<c1>[^\n]{0,4096}?=[^\n]{1,4096})",
+        # the password is value
+        r"(?<![a-z])(?P<prose>password|passphrase|passcode|api key|secret key|access key"
+        r"|token|secret)[ \t]+(?:is|was)[ \t]*:?[ \t]+[\"'`]?(?P<p1>[^\s\"'`<>]{6,256})",
     )
 )
 
-FORMS_PATTERN = _FORMS.pattern
+_FORMS = lazy(FORMS_PATTERN)
 
 # Unquoted values that are code, not data: references, calls, member access, literals
 # of other types, interpolation.
-_REFERENCE = re.compile(
+_REFERENCE = lazy(
     r"[$%{<@*&\[(!#]|\w+\.\w|\w+\(|\w+\[|(?:os|env|environ|process|secrets|vars|config"
     r"|settings|self|this|req|request|args|options|opts|params|props|input)\b"
 )
-_TEMPLATE = re.compile(
+_TEMPLATE = lazy(
     r"\$\{|\{\{|#\{|\$\(|%\([A-Za-z_]\w*\)[sd]|\{(?:[A-Za-z_][\w.]*)?\d*\}|^%[sd]$|^<[^<>]+>$"
 )
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PLACEHOLDER_WORDS = re.compile(
+_IDENTIFIER = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLACEHOLDER_WORDS = lazy(
     r"(?i)(?:^|[-_ ])(?:your|my|insert|enter|change|replace|put|example|sample|dummy|fake"
     r"|todo)(?:[-_ ]|$)|x{3,}|\*{3,}|\.{2,}|•{3,}|…|^(?:changeme|change_me|placeholder"
     r"|redacted|hidden|secret|password|passwd|token|none|null|nil|undefined|true|false|yes"
@@ -109,12 +108,12 @@ _PLACEHOLDER_WORDS = re.compile(
     r"|bytes|any|unknown|object|secretstr|char|varchar|list|dict|array|value|type|default"
     r"|auto|\|-?|>-?)$"
 )
-_PASSPHRASE = re.compile(r"[a-z]+(?: [a-z]+)+")
-_HYPHEN_WORDS = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z]+)+")  # base64-encoded, utf8-safe
+_PASSPHRASE = lazy(r"[a-z]+(?: [a-z]+)+")
+_HYPHEN_WORDS = lazy(r"[A-Za-z0-9]+(?:-[A-Za-z]+)+")  # base64-encoded, utf8-safe
 _SCHEMES = frozenset(
     "bearer basic token digest negotiate ntlm apikey sso-key hmac key aws4-hmac-sha256".split()
 )
-_COOKIE_VALUE = re.compile(r"=([^;\s,\\]{16,})")
+_COOKIE_VALUE = lazy(r"=([^;\s,\\]{16,})")
 _TRAILING = ".,;:!?)]}\"'`"
 
 
@@ -157,7 +156,7 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 def find(text: str, lowered: str) -> Iterator[Finding]:
     """Every named credential in `text` (`lowered` is `text` lower-cased, same length).
     Slow: scans every position; the redactor calls `find_at` on trigger hits instead."""
-    for match in _FORMS.finditer(lowered):
+    for match in _FORMS().finditer(lowered):
         finding = _judge(text, match)
         if finding is not None and not text.startswith("[redacted ", finding.start):
             yield finding
@@ -167,7 +166,7 @@ def find_at(text: str, lowered: str, at: int) -> Finding | None:
     """The named credential whose form starts at, or just before, the trigger at `at`
     (`proxy-`/`set-` before a header name, `<name` or `&lt;name` around a keyword)."""
     for start in _starts(lowered, at):
-        match = _FORMS.match(lowered, start)
+        match = _FORMS().match(lowered, start)
         if match is None:
             continue
         finding = _judge(text, match)
@@ -236,7 +235,7 @@ def _judge(text: str, match: re.Match[str]) -> Finding | None:
     if match.group("cookie") is not None:
         start, end = match.span("c1")
         value = text[start:end].rstrip()
-        if not any(looks_random(v) for v in _COOKIE_VALUE.findall(value)):
+        if not any(looks_random(v) for v in _COOKIE_VALUE().findall(value)):
             return None  # theme=dark; only session-like values make a cookie secret
         return Finding(start, start + len(value), "cookie")
     if match.group("prose") is not None:
@@ -282,7 +281,7 @@ def _assignment(text: str, match: re.Match[str]) -> Finding | None:
         value = re.split(r"[,;&)\]}]", value, maxsplit=1)[0]
     elif value.isalpha() and rest.strip() and not rest.lstrip().startswith("#"):
         return None  # `- password: The password to log in with.`: a description
-    if value.endswith((",", ";")) and _IDENTIFIER.fullmatch(value[:-1]):
+    if value.endswith((",", ";")) and _IDENTIFIER().fullmatch(value[:-1]):
         return None  # `token: token,` / `password: hashed;`: code
     value = value.rstrip(",;")
     if "pwd" in name and value.startswith(("/", "~")):
@@ -313,7 +312,7 @@ def _bare_value(value: str, config: bool) -> bool:
     """An unquoted value that is data, not code."""
     if not _bare_literal(value):
         return False
-    if _IDENTIFIER.fullmatch(value):
+    if _IDENTIFIER().fullmatch(value):
         # In code an unquoted identifier is a variable (`password=password`); on a
         # .env/YAML line it is the value itself, unless it is an all-caps placeholder
         # (`CHANGE_ME`).
@@ -326,7 +325,7 @@ def _bare_value(value: str, config: bool) -> bool:
 
 
 def _bare_literal(value: str) -> bool:
-    return bool(value) and not _REFERENCE.match(value) and "(" not in value
+    return bool(value) and not _REFERENCE().match(value) and "(" not in value
 
 
 def _literal(text: str, start: int, end: int, kind: str) -> Finding | None:
@@ -335,11 +334,11 @@ def _literal(text: str, start: int, end: int, kind: str) -> Finding | None:
     stripped = value.strip()
     if len(stripped) < 4 or not any(c.isalnum() for c in stripped):
         return None
-    if is_placeholder(stripped) or _PLACEHOLDER_WORDS.search(stripped):
+    if is_placeholder(stripped) or _PLACEHOLDER_WORDS().search(stripped):
         return None
-    if _TEMPLATE.search(stripped):
+    if _TEMPLATE().search(stripped):
         return None
-    if any(c.isspace() for c in stripped) and not _PASSPHRASE.fullmatch(stripped):
+    if any(c.isspace() for c in stripped) and not _PASSPHRASE().fullmatch(stripped):
         return None  # "Forgot your password?", "a = b(c)": a label or code, not a password
     offset = value.index(stripped)
     return Finding(start + offset, start + offset + len(stripped), kind)
@@ -347,7 +346,7 @@ def _literal(text: str, start: int, end: int, kind: str) -> Finding | None:
 
 def _credential_word(value: str) -> bool:
     """For prose ("the password is ..."): something no dictionary word looks like."""
-    if len(value) < 6 or is_placeholder(value) or _HYPHEN_WORDS.fullmatch(value):
+    if len(value) < 6 or is_placeholder(value) or _HYPHEN_WORDS().fullmatch(value):
         return False
     has_letter = any(char.isalpha() for char in value)
     has_digit = any(char.isdigit() for char in value)

@@ -9,15 +9,13 @@ is base64 of `user:password`).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import itertools
-import json
 import math
-import re
 from collections import Counter
 
-_PLACEHOLDER_VALUE = re.compile(r"\[redacted [a-z0-9-]+\]")
+from chat_recall.domain.redaction.literals import lazy
+
+_PLACEHOLDER_VALUE = lazy(r"\[redacted [a-z0-9-]+\]")
 
 
 def shannon_entropy(value: str) -> float:
@@ -58,6 +56,9 @@ def looks_random(value: str, *, min_entropy: float = 3.0, min_transitions: float
 
 
 def _b64_decode(value: str, *, urlsafe: bool) -> bytes | None:
+    import base64
+    import binascii
+
     padded = value + "=" * (-len(value) % 4)
     try:
         if urlsafe:
@@ -69,6 +70,8 @@ def _b64_decode(value: str, *, urlsafe: bool) -> bytes | None:
 
 def is_jwt(value: str) -> bool:
     """A JWT/JWS/JWE: its first segment is base64url JSON with an `alg` or `typ`."""
+    import json
+
     header = _b64_decode(value.split(".", 1)[0], urlsafe=True)
     if header is None:
         return False
@@ -93,4 +96,4 @@ def is_basic_credential(value: str) -> bool:
 
 def is_placeholder(value: str) -> bool:
     """Already redacted."""
-    return _PLACEHOLDER_VALUE.fullmatch(value) is not None
+    return _PLACEHOLDER_VALUE().fullmatch(value) is not None

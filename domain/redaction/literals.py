@@ -9,8 +9,15 @@ character of text.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+
+
+def lazy(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """A regular expression compiled on first use, so importing the redaction policy
+    (every command-line start does) costs no compilation."""
+    return functools.cache(lambda: re.compile(pattern, flags))
 
 
 def literal_trie(words: Iterable[str]) -> str:

@@ -4,13 +4,12 @@ stamp, so changing it re-projects the index."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 import attrs
 
 from chat_recall.domain.redaction.assignments import FORMS_PATTERN
-from chat_recall.domain.redaction.rules import PROVIDER_RULES, Check, SecretRule
+from chat_recall.domain.redaction.rules import Check, SecretRule, provider_rules
 
 # Bump when the built-in detection changes (rules, checks, forms): it is part of every
 # fingerprint, so a new version re-projects indexes built by the old one.
@@ -62,14 +61,16 @@ class RedactionPolicy:
 
     @property
     def provider_rules(self) -> tuple[SecretRule, ...]:
-        return tuple(r for r in PROVIDER_RULES if r.kind not in self.disabled_kinds)
+        return tuple(r for r in provider_rules() if r.kind not in self.disabled_kinds)
 
     def fingerprint(self) -> str:
         """A digest of the built-in rules (and their version) and the host's choices."""
+        import hashlib  # here: only the indexer's stamp needs it, not every CLI start
+
         text = repr(
             (
                 REDACTION_VERSION,
-                [(r.kind, r.pattern, r.check.value) for r in PROVIDER_RULES],
+                [(r.kind, r.pattern, r.check.value) for r in provider_rules()],
                 FORMS_PATTERN,
                 [(r.kind, r.pattern, r.check.value) for r in self.extra_rules],
                 sorted(self.allowed_values),

@@ -32,19 +32,19 @@ import attrs
 
 from chat_recall.domain.redaction import assignments
 from chat_recall.domain.redaction.checks import is_jwt, looks_random
-from chat_recall.domain.redaction.literals import literal_trie
+from chat_recall.domain.redaction.literals import lazy, literal_trie
 from chat_recall.domain.redaction.policy import RedactionPolicy
 from chat_recall.domain.redaction.rules import Check, SecretRule, placeholder
 
-_KEY_BLOCK = re.compile(
+_KEY_BLOCK = lazy(
     r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
     r"(?:[\s\S]{0,20000}?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
     r"|(?:[A-Za-z0-9+/=\s]|\\[nr]|[A-Za-z-]{1,30}: [^\n]{0,200})*)"
     r"|Private-Lines: \d+(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]+(?:\s|\\[nr])*)+"
 )
-_URL_PASSWORD = re.compile(r"://[^\s/?#@:\"'<>\\]*:(?P<secret>[^\s/?#\"'<>\\]+)@(?=[A-Za-z0-9\[])")
+_URL_PASSWORD = lazy(r"://[^\s/?#@:\"'<>\\]*:(?P<secret>[^\s/?#\"'<>\\]+)@(?=[A-Za-z0-9\[])")
 _AWS_WORDS = ("aws", "amazon", "akia", "asia")  # found in the lower-cased text
-_AWS_CONTEXT = re.compile(r"(?i)aws|amazon|(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}")
+_AWS_CONTEXT = lazy(r"(?i)aws|amazon|(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}")
 _AWS_CONTEXT_CHARS = 240
 
 # Lower number = more specific kind when spans overlap.
@@ -76,14 +76,14 @@ class Span:
 _Span = Span
 
 
-_GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+_GLOBAL_FLAGS = lazy(r"\(\?([aiLmsux]+)\)")
 
 
 def _renamed(rule: SecretRule, index: int) -> str:
     """The rule's pattern as one branch of a combined expression: its `secret` group
     renamed, and leading global flags (`(?i)...`) scoped to the branch."""
     pattern = rule.pattern.replace("(?P<secret>", f"(?P<s{index}>")
-    flags = _GLOBAL_FLAGS.match(pattern)
+    flags = _GLOBAL_FLAGS().match(pattern)
     if flags is not None:
         pattern = f"(?{flags.group(1)}:{pattern[flags.end() :]})"
     return pattern
@@ -201,10 +201,10 @@ class Redactor:
         if self._search is not None:
             yield from self._searched_spans(text)
         if "-----BEGIN" in text or "Private-Lines:" in text:
-            for match in _KEY_BLOCK.finditer(text):
+            for match in _KEY_BLOCK().finditer(text):
                 yield _Span(match.start(), match.end(), "private-key", _KEY)
         if "://" in text:
-            for match in _URL_PASSWORD.finditer(text):
+            for match in _URL_PASSWORD().finditer(text):
                 yield _Span(match.start("secret"), match.end("secret"), "password", _URL)
 
     def _triggered(self, text: str, lowered: str) -> Iterator[_Span]:
@@ -277,7 +277,7 @@ def _passes(check: Check, text: str, start: int, end: int) -> bool:
     if check is Check.JWT:
         return is_jwt(value)
     window = text[max(0, start - _AWS_CONTEXT_CHARS) : end + _AWS_CONTEXT_CHARS]
-    return looks_random(value, min_entropy=4.2) and _AWS_CONTEXT.search(window) is not None
+    return looks_random(value, min_entropy=4.2) and _AWS_CONTEXT().search(window) is not None
 
 
 def _merged(spans: list[_Span]) -> Iterator[_Span]:
