@@ -82,10 +82,14 @@ def test_no_tool_output_or_card_holds_a_credential(recall: ChatRecall) -> None:
         outcome = recall.call_tool("search_chats", context, {"query": query, "limit": 20})
         payload = json.loads(outcome.output)
         found += len(payload.get("results", []))
-        # The query is echoed as sent (a credential in it redacted); a bare fragment of
-        # a secret that the agent itself sent is not history, so the echo is left out.
+        # The query is echoed as sent (a credential in it redacted), and so are the
+        # words found nowhere; a bare fragment of a secret that the agent itself sent is
+        # not history, so these echoes are left out. matched_terms stay checked: a
+        # fragment found in a chat would prove the secret is there.
         echoed = payload.pop("query", "")
         assert echoed in query or "[redacted " in echoed
+        payload.pop("unmatched_terms", None)
+        payload.pop("query_note", None)
         outputs += [all_text(json.dumps(payload)), re.sub(r' query="[^"]*"', "", outcome.card)]
     assert found > 0  # the searches did return the chats, only without their secrets
     for chat_id in chat_ids:
