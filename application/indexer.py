@@ -199,7 +199,6 @@ class Indexer:
                     purged=report.purged,
                     backlog_messages=self._backlog_after(len(markers)),
                     quarantined=report.quarantined,
-                    redactions=batch.redactions,
                 )
             )
         for reason, count in sorted(Counter(row.reason.value for row in batch.quarantined).items()):
@@ -240,10 +239,10 @@ class Indexer:
 
     def _commit(self, batch: IndexBatch) -> None:
         with self.unit_of_work.transaction() as writer:
+            writer.clear(batch.cleared)  # first: a stale marker's row is not written
             writer.remove(batch.deletes)
             writer.put(batch.upserts)
             writer.quarantine(batch.quarantined)
-            writer.clear(batch.cleared)
 
     def _write(self, batch: IndexBatch) -> IndexBatch:
         """Write the batch in one unit of work. If that fails for a reason that is not
@@ -295,7 +294,6 @@ class Indexer:
             deletes=tuple(m for part in written for m in part.deletes),
             cleared=tuple(m for part in written for m in part.cleared),
             quarantined=tuple(r for part in written for r in part.quarantined),
-            redactions=batch.redactions,
         )
 
     def _backlog_after(self, processed: int) -> int:

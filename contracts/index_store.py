@@ -120,28 +120,39 @@ class IndexStoreContract(HarnessLifecycle):
         (document,) = recall.index.documents(APP, [mine, theirs, MISSING_MESSAGE])
         assert (document.message_id, document.title, document.body) == (mine, "T", "body text")
 
-    def test_orphan_documents_are_removed(self, harness: StorageHarness) -> None:
+    def test_a_document_whose_source_is_gone_or_elsewhere_is_never_put(
+        self, harness: StorageHarness
+    ) -> None:
         recall = harness.recall()
-        orphan = IndexDocument(
-            message_id=MessageId(555_555),
-            chat_id=ChatId(1),
-            app_id=APP,
-            role=Role.USER,
-            created_at=1,
-            is_compaction_summary=False,
-            projection_truncated=False,
-            title="",
-            body="ghost",
-        )
+        chat_id, (message_id,) = seed_chat(recall.host, APP, "T", [(USER, "kept words")])
+        recall.indexer.run_until_idle()
+
+        def document(message: int, chat: int, app: int, body: str) -> IndexDocument:
+            return IndexDocument(
+                message_id=MessageId(message),
+                chat_id=ChatId(chat),
+                app_id=AppId(app),
+                role=Role.USER,
+                created_at=1,
+                is_compaction_summary=False,
+                projection_truncated=False,
+                title="",
+                body=body,
+            )
+
         with recall.unit_of_work.transaction() as writer:
-            writer.put([orphan])
+            writer.put(
+                [
+                    document(555_555, chat_id, APP, "ghost"),  # no such message
+                    document(message_id, chat_id, OTHER_APP, "elsewhere"),  # not this app
+                    document(message_id, chat_id + 1, APP, "elsewhere"),  # not this chat
+                ]
+            )
         harness.publish_writes(recall)
-        if harness.capabilities.reads_live_rows:
-            assert search_ids(harness, "ghost") == []  # no source row: never visible
-        else:
-            assert search_ids(harness, "ghost") == [555_555]
-        assert recall.index.remove_orphans() >= 1
         assert search_ids(harness, "ghost") == []
+        assert search_ids(harness, "elsewhere") == []
+        assert search_ids(harness, "elsewhere", app_id=OTHER_APP) == []
+        assert search_ids(harness, "kept") == [message_id]
 
     def test_projection_stamp_round_trips(self, harness: StorageHarness) -> None:
         recall = harness.recall()

@@ -65,12 +65,13 @@ class IndexerContract(HarnessLifecycle):
         recall = harness.recall()
         ids = []
         for index in range(25):
-            ids += seed_chat(recall.host, APP, f"c{index}", [(USER, f"marker{index} common")])[1]
-        recall.indexer.run_batch()
+            texts = [(USER, f"marker{index} common")] + [(USER, "filler words")] * 19
+            ids += seed_chat(recall.host, APP, f"c{index}", texts)[1]
+        recall.indexer.run_batch()  # 500 messages: more than any one batch takes
         assert not recall.dirty.backlog().is_empty
         recall.indexer.run_until_idle()
         assert recall.index.document_ids(APP) == sorted(ids)
-        assert found(harness, "marker24") == [ids[24]]
+        assert found(harness, "marker24") == [ids[24 * 20]]
 
     def test_a_write_during_indexing_is_not_lost(self, harness: StorageHarness) -> None:
         recall = harness.recall()

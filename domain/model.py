@@ -144,7 +144,7 @@ class SourceRow:
 
 @attrs.frozen
 class MessageMarker:
-    """A pending change of a message. `seq` grows with every new mark of the same id,
+    """A pending change of a message. `seq` changes with every new mark of the same id,
     so a marker is cleared only if nothing marked it again since it was read."""
 
     id: MessageId
@@ -184,7 +184,6 @@ class IndexBatch:
     deletes: tuple[MessageId, ...] = ()
     cleared: tuple[MessageMarker, ...] = ()
     quarantined: tuple[QuarantinedRow, ...] = ()
-    redactions: int = 0  # credentials redacted in the upserts (a count for telemetry)
 
 
 @attrs.frozen

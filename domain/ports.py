@@ -142,8 +142,9 @@ class DirtyQueue(Protocol):
     def pending_chats(self, limit: int) -> list[ChatMarker]: ...
 
     def expand_chat(self, marker: ChatMarker) -> int:
-        """Mark every message of a dirty chat dirty and clear the chat marker (if it is
-        unchanged), atomically. Returns the number of messages marked."""
+        """Mark every message of a dirty chat dirty, then clear the chat marker (if it
+        is unchanged). A large chat is marked in bounded steps (SQL adapters: short
+        transactions), never in one long one. Returns the number of messages marked."""
         ...
 
     def mark_all_messages(self) -> int:
@@ -166,7 +167,10 @@ class IndexWriter(Protocol):
     """The writes of one indexer unit of work (see `IndexUnitOfWork`)."""
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
-        """Insert or replace the documents (one per message id)."""
+        """Insert or replace the documents (one per message id), except those whose
+        message no longer exists in the chat and app they name, or whose marker `clear`
+        found stale in this unit of work: a batch never brings back what the host
+        deleted or changed while it ran."""
         ...
 
     def remove(self, message_ids: Sequence[MessageId]) -> None:
@@ -175,7 +179,7 @@ class IndexWriter(Protocol):
 
     def clear(self, markers: Sequence[MessageMarker]) -> None:
         """Clear these dirty markers, each only if its `seq` is unchanged since it was
-        read: a host write during the batch keeps its marker."""
+        read: a host write during the batch keeps its marker. Called before `put`."""
         ...
 
     def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:

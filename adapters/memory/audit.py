@@ -29,7 +29,11 @@ class InMemoryIndexAudit:
             with db.lock:
                 for app, table in sorted(db.fts.items()):
                     expected = sum(1 for m in db.docs.values() if m.app_id == app)
-                    expected += sum(1 for owner in db.purge.values() if owner == app)
+                    expected += sum(
+                        1
+                        for message_id, owner in db.deleted_messages.items()
+                        if owner == app and message_id not in db.docs
+                    )
                     if len(table.rows) != expected:
                         findings.append(
                             Finding(
@@ -57,5 +61,6 @@ class InMemoryIndexAudit:
     def _orphaned(self) -> list[AppId]:
         db = self.database
         with db.lock:
-            apps = {meta.app_id for meta in db.docs.values()} | set(db.purge.values())
+            recorded = {app for app in db.deleted_messages.values() if app is not None}
+            apps = {meta.app_id for meta in db.docs.values()} | recorded
             return sorted(apps - set(db.fts))

@@ -8,7 +8,7 @@ what the SQLite triggers do, so hosts can run their own test suites on it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import attrs
 
@@ -94,6 +94,7 @@ class DirtyEntry:
     seq: int
     app_id: AppId | None
     chat_id: ChatId | None
+    adopt: bool = False  # chats: a new chat's marker (see `InMemoryDirtyQueue.expand_chat`)
 
 
 @attrs.define
@@ -104,7 +105,10 @@ class InMemoryDatabase:
     dirty_messages: dict[MessageId, DirtyEntry] = attrs.field(factory=dict)
     dirty_chats: dict[ChatId, DirtyEntry] = attrs.field(factory=dict)
     docs: dict[MessageId, DocMeta] = attrs.field(factory=dict)
-    purge: dict[MessageId, AppId] = attrs.field(factory=dict)
+    # What the host deleted: hidden from every read at once, reclaimed by maintenance
+    # (the app, where known, of a record that has no document).
+    deleted_messages: dict[MessageId, AppId | None] = attrs.field(factory=dict)
+    deleted_chats: set[ChatId] = attrs.field(factory=set)
     fts: dict[AppId, FtsTable] = attrs.field(factory=dict)
     meta: dict[str, str] = attrs.field(factory=dict)
     quarantine: dict[MessageId, QuarantinedRow] = attrs.field(factory=dict)
@@ -141,29 +145,46 @@ class InMemoryDatabase:
             self.next_seq(), chat.app_id if chat else None, message.chat_id
         )
 
-    def mark_chat(self, chat: ChatRow) -> None:
+    def mark_chat(self, chat: ChatRow, *, adopt: bool = False) -> None:
         self.dirty_chats.pop(chat.id, None)
-        self.dirty_chats[chat.id] = DirtyEntry(self.next_seq(), chat.app_id, None)
+        self.dirty_chats[chat.id] = DirtyEntry(self.next_seq(), chat.app_id, None, adopt)
 
-    def clear_message_markers(self, markers: Iterable[MessageMarker]) -> None:
-        """Clear message markers whose seq is unchanged since they were read."""
+    def clear_message_markers(self, markers: Iterable[MessageMarker]) -> set[MessageId]:
+        """Clear message markers whose seq is unchanged since they were read; returns
+        the ids cleared."""
+        cleared: set[MessageId] = set()
         for marker in markers:
             entry = self.dirty_messages.get(marker.id)
             if entry is not None and entry.seq == marker.seq:
                 del self.dirty_messages[marker.id]
+                cleared.add(marker.id)
+        return cleared
 
-    def hide(self, predicate: Callable[[MessageId, DocMeta], bool]) -> None:
-        """Make documents invisible at once; their index rows await the purge."""
-        for message_id, meta in list(self.docs.items()):
-            if predicate(message_id, meta):
-                self.purge[message_id] = meta.app_id
-                del self.docs[message_id]
+    def hidden(self, message_id: MessageId, meta: DocMeta) -> bool:
+        """A document the host deleted (its message or its chat)."""
+        return message_id in self.deleted_messages or meta.chat_id in self.deleted_chats
+
+    def sourced(self, message_id: MessageId, chat_id: ChatId, app_id: AppId) -> bool:
+        """The message exists, in that chat, of that app."""
+        message = self.messages.get(message_id)
+        chat = None if message is None else self.chats.get(message.chat_id)
+        return (
+            chat is not None
+            and message is not None
+            and (chat.id, chat.app_id)
+            == (
+                chat_id,
+                app_id,
+            )
+        )
 
 
 @attrs.define
 class InMemoryHostStore:
-    """Host-side writes on an `InMemoryDatabase`, with trigger semantics: inserts and
-    relevant updates mark dirty, deletes hide documents at once, chat deletes cascade."""
+    """Host-side writes on an `InMemoryDatabase`, with the SQLite triggers' semantics:
+    inserts and relevant updates mark dirty; a delete records one deletion (message or
+    chat) that hides its documents at once; chat deletes cascade without a record per
+    message; a new chat's marker only adopts messages that named it before it existed."""
 
     database: InMemoryDatabase
 
@@ -178,7 +199,7 @@ class InMemoryHostStore:
             db.saw_ids(chat_id=new_id)
             chat = ChatRow(new_id, app_id, title, created_at)
             db.chats[new_id] = chat
-            db.mark_chat(chat)
+            db.mark_chat(chat, adopt=True)
             return new_id
 
     def add_message(
@@ -225,9 +246,10 @@ class InMemoryHostStore:
     def delete_message(self, message_id: MessageId) -> None:
         db = self.database
         with db.lock:
-            if db.messages.pop(message_id, None) is None:
-                return
-            db.hide(lambda mid, _: mid == message_id)
+            message = db.messages.pop(message_id, None)
+            if message is None or message.chat_id not in db.chats:
+                return  # (a cascade: the chat's deletion record covers it)
+            db.deleted_messages.setdefault(message_id, None)
             db.dirty_messages.pop(message_id, None)
 
     def rename_chat(self, chat_id: ChatId, title: str | None) -> None:
@@ -244,7 +266,7 @@ class InMemoryHostStore:
         with db.lock:
             if db.chats.pop(chat_id, None) is None:
                 return
-            db.hide(lambda _, meta: meta.chat_id == chat_id)
-            db.dirty_chats.pop(chat_id, None)
             for message_id in [m.id for m in db.messages.values() if m.chat_id == chat_id]:
-                self.delete_message(message_id)  # ON DELETE CASCADE
+                self.delete_message(message_id)  # ON DELETE CASCADE, after the chat row
+            db.deleted_chats.add(chat_id)
+            db.dirty_chats.pop(chat_id, None)

@@ -14,28 +14,30 @@ class InMemoryDirtyQueue:
 
     def pending_messages(self, limit: int) -> list[MessageMarker]:
         with self.database.lock:
-            entries = sorted(
-                (entry.seq, message_id)
-                for message_id, entry in self.database.dirty_messages.items()
-            )
-        return [MessageMarker(message_id, seq) for seq, message_id in entries[:limit]]
+            ids = sorted(self.database.dirty_messages)[:limit]
+            return [MessageMarker(i, self.database.dirty_messages[i].seq) for i in ids]
 
     def pending_chats(self, limit: int) -> list[ChatMarker]:
         with self.database.lock:
-            entries = sorted(
-                (entry.seq, chat_id) for chat_id, entry in self.database.dirty_chats.items()
-            )
-        return [ChatMarker(chat_id, seq) for seq, chat_id in entries[:limit]]
+            ids = sorted(self.database.dirty_chats)[:limit]
+            return [ChatMarker(i, self.database.dirty_chats[i].seq) for i in ids]
 
     def expand_chat(self, marker: ChatMarker) -> int:
+        """As the SQLite adapter, a new chat's marker (`adopt`) marks only messages with
+        neither a document nor a marker."""
         db = self.database
         with db.lock:
+            entry = db.dirty_chats.get(marker.id)
+            adopt = entry is not None and entry.seq == marker.seq and entry.adopt
             marked = 0
             if marker.id in db.chats:
                 for message in sorted(db.messages.values(), key=lambda m: m.id):
-                    if message.chat_id == marker.id:
-                        db.mark_message(message)
-                        marked += 1
+                    if message.chat_id != marker.id:
+                        continue
+                    if adopt and (message.id in db.docs or message.id in db.dirty_messages):
+                        continue
+                    db.mark_message(message)
+                    marked += 1
             entry = db.dirty_chats.get(marker.id)
             if entry is not None and entry.seq == marker.seq:
                 del db.dirty_chats[marker.id]
@@ -59,7 +61,11 @@ class InMemoryDirtyQueue:
     def backlog(self) -> Backlog:
         db = self.database
         with db.lock:
-            return Backlog(len(db.dirty_messages), len(db.dirty_chats), len(db.purge))
+            return Backlog(
+                len(db.dirty_messages),
+                len(db.dirty_chats),
+                len(db.deleted_messages) + len(db.deleted_chats),
+            )
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         db = self.database
@@ -69,5 +75,6 @@ class InMemoryDirtyQueue:
                 for pending in (db.dirty_messages, db.dirty_chats)
                 for key, entry in pending.items()
                 if entry.app_id == app_id
+                and not entry.adopt
                 and (entry.chat_id if pending is db.dirty_messages else key) != exclude_chat_id
             )

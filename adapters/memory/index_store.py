@@ -36,7 +36,8 @@ def prepare_analysis(database: InMemoryDatabase, analysis: TextAnalysis) -> bool
             return False
         database.fts.clear()
         database.docs.clear()
-        database.purge.clear()
+        database.deleted_messages.clear()
+        database.deleted_chats.clear()
         for message in sorted(database.messages.values(), key=lambda m: m.id):
             database.mark_message(message)
         return True
@@ -48,18 +49,24 @@ class InMemoryIndexStore:
     analysis: TextAnalysis = TextAnalysis.default()
 
     def _remove(self, message_id: MessageId) -> None:
+        """As the SQLite adapter: the document wherever it is, and its deletion record."""
         db = self.database
-        apps = {db.purge.get(message_id), getattr(db.docs.get(message_id), "app_id", None)}
+        apps = {
+            db.deleted_messages.get(message_id),
+            getattr(db.docs.get(message_id), "app_id", None),
+        }
         for app_id in apps - {None}:
             table = db.fts.get(app_id)  # type: ignore[arg-type]
             if table is not None:
                 table.delete(message_id)
         db.docs.pop(message_id, None)
-        db.purge.pop(message_id, None)
+        db.deleted_messages.pop(message_id, None)
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
-        """Under the database lock (see `InMemoryIndexUnitOfWork`)."""
+        """Under the database lock (see `InMemoryIndexUnitOfWork`). As the SQLite
+        adapter, only documents whose message still exists in that chat and app."""
         db = self.database
+        documents = [d for d in documents if db.sourced(d.message_id, d.chat_id, d.app_id)]
         self.remove([document.message_id for document in documents])
         for document in documents:
             table = db.fts.setdefault(document.app_id, FtsTable(self.analysis))
@@ -88,22 +95,44 @@ class InMemoryIndexStore:
             self.database.quarantine[row.message_id] = row
 
     def maintain(self) -> Maintenance:
-        """Reclaims deleted documents like the SQLite adapter (the same step size, so
-        term statistics move in lockstep); an inverted index has nothing to compact."""
-        with self.database.lock:
-            pending = sorted(self.database.purge)
-            for message_id in pending[:RECLAIM_PER_STEP]:
-                self._remove(message_id)
-            reclaimed = min(len(pending), RECLAIM_PER_STEP)
-            return Maintenance(reclaimed=reclaimed, more=len(pending) > RECLAIM_PER_STEP)
+        """Reclaims deleted documents in the SQLite adapter's order (deleted messages by
+        id, then deleted chats by id), up to the same step size; a deletion record
+        whose host row exists again marks it dirty. An inverted index has nothing to
+        compact."""
+        db = self.database
+        with db.lock:
+            reclaimed = 0
+            while reclaimed < RECLAIM_PER_STEP:
+                ids = sorted(db.deleted_messages)[: RECLAIM_PER_STEP - reclaimed]
+                if ids:
+                    for message_id in ids:
+                        self._remove(message_id)
+                        if message_id in db.messages:
+                            db.mark_message(db.messages[message_id])
+                    reclaimed += len(ids)
+                    continue
+                if not db.deleted_chats:
+                    break
+                chat_id = min(db.deleted_chats)
+                take = RECLAIM_PER_STEP - reclaimed
+                documents = sorted(m for m, meta in db.docs.items() if meta.chat_id == chat_id)
+                for message_id in documents[:take]:
+                    self._remove(message_id)
+                reclaimed += min(len(documents), take)
+                if len(documents) < take:
+                    db.deleted_chats.discard(chat_id)
+                    if chat_id in db.chats:
+                        db.mark_chat(db.chats[chat_id])
+            more = bool(db.deleted_messages or db.deleted_chats)
+            return Maintenance(reclaimed=reclaimed, more=more)
 
     def remove_orphans(self) -> int:
         db = self.database
         with db.lock:
             orphans = [
                 message_id
-                for message_id in db.docs
-                if message_id not in db.messages or db.messages[message_id].chat_id not in db.chats
+                for message_id, meta in db.docs.items()
+                if not db.sourced(message_id, meta.chat_id, meta.app_id)
             ]
             for message_id in orphans:
                 self._remove(message_id)
@@ -111,7 +140,9 @@ class InMemoryIndexStore:
             for app_id, table in db.fts.items():
                 for rowid in list(table.rows):
                     meta = db.docs.get(rowid)
-                    if (meta is None or meta.app_id != app_id) and db.purge.get(rowid) != app_id:
+                    if (meta is None or meta.app_id != app_id) and db.deleted_messages.get(
+                        rowid
+                    ) != app_id:
                         table.delete(rowid)
                         stray += 1
             for message_id in [m for m in db.quarantine if m not in db.messages]:
@@ -129,7 +160,7 @@ class InMemoryIndexStore:
             candidates = []
             for score, rowid in ranked:  # FTS5's bm25 sign: lower is better
                 meta = db.docs.get(rowid)
-                if meta is None or meta.app_id != query.app_id:
+                if meta is None or meta.app_id != query.app_id or db.hidden(rowid, meta):
                     continue
                 row = table.rows[rowid]
                 document = meta.document(rowid, row.title_text, row.body_text)
@@ -143,20 +174,36 @@ class InMemoryIndexStore:
             for message_id in sorted(set(message_ids)):
                 meta = db.docs.get(message_id)
                 table = db.fts.get(app_id)
-                if meta is not None and meta.app_id == app_id and table is not None:
+                if (
+                    meta is not None
+                    and meta.app_id == app_id
+                    and table is not None
+                    and not db.hidden(message_id, meta)
+                ):
                     row = table.rows[message_id]
                     found.append(meta.document(message_id, row.title_text, row.body_text))
             return found
 
     def document_ids(self, app_id: AppId) -> list[MessageId]:
-        with self.database.lock:
-            return sorted(mid for mid, meta in self.database.docs.items() if meta.app_id == app_id)
+        db = self.database
+        with db.lock:
+            return sorted(
+                mid
+                for mid, meta in db.docs.items()
+                if meta.app_id == app_id and not db.hidden(mid, meta)
+            )
 
     def stats(self, app_id: AppId) -> IndexStats:
-        with self.database.lock:
-            documents = sum(1 for meta in self.database.docs.values() if meta.app_id == app_id)
-            unreclaimed = sum(1 for owner in self.database.purge.values() if owner == app_id)
-            return IndexStats(documents=documents, unreclaimed=unreclaimed)
+        db = self.database
+        with db.lock:
+            mine = [(mid, meta) for mid, meta in db.docs.items() if meta.app_id == app_id]
+            hidden = sum(1 for mid, meta in mine if db.hidden(mid, meta))
+            records = sum(
+                1
+                for mid, owner in db.deleted_messages.items()
+                if owner == app_id and mid not in db.docs
+            )
+            return IndexStats(documents=len(mine) - hidden, unreclaimed=hidden + records)
 
     def quarantine(self, limit: int) -> Quarantine:
         db = self.database

@@ -15,12 +15,18 @@ from chat_recall.domain.model import IndexDocument, MessageId, MessageMarker, Qu
 
 @attrs.define
 class InMemoryIndexWriter:
+    """As `SqliteIndexWriter`: a document or quarantine entry of a marker this unit of
+    work found stale is left out."""
+
     index: InMemoryIndexStore
     steps: list[Callable[[], None]] = attrs.field(factory=list)
+    stale: set[MessageId] = attrs.field(factory=set)
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
         chosen = tuple(documents)
-        self.steps.append(lambda: self.index.put(chosen))
+        self.steps.append(
+            lambda: self.index.put([d for d in chosen if d.message_id not in self.stale])
+        )
 
     def remove(self, message_ids: Sequence[MessageId]) -> None:
         chosen = tuple(message_ids)
@@ -28,11 +34,18 @@ class InMemoryIndexWriter:
 
     def clear(self, markers: Sequence[MessageMarker]) -> None:
         chosen = tuple(markers)
-        self.steps.append(lambda: self.index.database.clear_message_markers(chosen))
+
+        def clear() -> None:
+            cleared = self.index.database.clear_message_markers(chosen)
+            self.stale.update(marker.id for marker in chosen if marker.id not in cleared)
+
+        self.steps.append(clear)
 
     def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
         chosen = tuple(rows)
-        self.steps.append(lambda: self.index.set_aside(chosen))
+        self.steps.append(
+            lambda: self.index.set_aside([r for r in chosen if r.message_id not in self.stale])
+        )
 
 
 @attrs.define

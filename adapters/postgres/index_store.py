@@ -95,6 +95,26 @@ class PostgresIndexStore:
 
     # -- writing (inside a unit of work's transaction, see unit_of_work.py) -------------
 
+    def still_sourced(
+        self, connection: psycopg.Connection[Any], documents: Sequence[IndexDocument]
+    ) -> list[IndexDocument]:
+        """The documents whose message still exists in the chat and app they name: a
+        batch that read a row before the host deleted or moved it cannot put it back."""
+        if not documents:
+            return []
+        s = self.database.schema
+        found = {
+            (int(row[0]), int(row[1]), int(row[2]))
+            for row in connection.execute(
+                f"SELECT m.{s.q('message_id')}, m.{s.q('message_chat_id')}, "
+                f"c.{s.q('chat_app_id')} FROM {s.q('messages')} AS m "
+                f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
+                f"WHERE m.{s.q('message_id')} = ANY(%s)",
+                ([d.message_id for d in documents],),
+            )
+        }
+        return [d for d in documents if (d.message_id, d.chat_id, d.app_id) in found]
+
     def put(
         self,
         connection: psycopg.Connection[Any],
@@ -103,12 +123,13 @@ class PostgresIndexStore:
         removed: bool = False,
     ) -> None:
         """Replace the documents (wherever they were; `removed`: the caller removed
-        them already) in two set-based statements, and count them into their apps'
-        statistics."""
+        them already, and kept only those `still_sourced`) in two set-based statements,
+        and count them into their apps' statistics."""
+        if not removed:
+            documents = self.still_sourced(connection, documents)
+            self.remove(connection, [d.message_id for d in documents])
         if not documents:
             return
-        if not removed:
-            self.remove(connection, [d.message_id for d in documents])
         vectors = [
             text_search.document_vector(self.analysis, d.app_id, d.title, d.body) for d in documents
         ]

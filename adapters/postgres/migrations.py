@@ -13,7 +13,8 @@ ARCHITECTURE.md, "PostgreSQL"):
 - a message deleted by the host: its marker removed and, if it has a document, a
   tombstone so maintenance reclaims it. Messages deleted by a cascade from their chat
   cost nothing (`pg_trigger_depth()`): the chat's one tombstone covers them;
-- a chat inserted, renamed or moved: one upsert of its marker; deleted: one tombstone.
+- a chat renamed or moved (or inserted when messages already name it): one upsert of
+  its marker; deleted: one tombstone.
 Deleted is deleted without any of them: every read joins the live host rows.
 """
 
@@ -146,7 +147,12 @@ def _functions(schema: HostSchema) -> dict[str, str]:
         IF OLD.{mid} IS DISTINCT FROM NEW.{mid} THEN {forget_message} END IF;
         {mark_message}""",
         "chat_recall_message_deleted": forget_message,
-        "chat_recall_chat_inserted": mark_chat,
+        # A new chat has no messages yet (theirs mark themselves): only a chat row that
+        # adopts existing messages needs them indexed (no duplicate work at import).
+        "chat_recall_chat_inserted": f"""
+        IF EXISTS (SELECT 1 FROM {s.q("messages")} AS m WHERE m.{mchat} = NEW.{cid}) THEN
+            {mark_chat}
+        END IF;""",
         "chat_recall_chat_updated": f"""
         IF OLD.{cid} IS DISTINCT FROM NEW.{cid} THEN {forget_chat} END IF;
         {mark_chat}""",

@@ -58,7 +58,7 @@ class PostgresIndexWriter:
                 )
             }
             stale = {m.id for m in self.markers} - claimed
-        puts = [d for d in self.puts if d.message_id not in stale]
+        puts = index.still_sourced(connection, [d for d in self.puts if d.message_id not in stale])
         removals = [i for i in self.removals if i not in stale]
         index.remove(connection, removals + [d.message_id for d in puts])
         index.put(connection, puts, removed=True)

@@ -1,7 +1,9 @@
 """The rows every index kept in the host's SQLite database has, whatever engine holds
-the text: `chat_recall_docs` (one row per visible document, which the host's delete
-triggers remove at once), `chat_recall_purge` (deleted documents the engine still holds),
-`chat_recall_quarantine` and the projection stamp in `chat_recall_meta`.
+the text: `chat_recall_docs` (one row per document), the deletion records the host's
+triggers write (`chat_recall_deleted_messages`, `chat_recall_deleted_chats`: every read
+here leaves out the documents they name, at once), `chat_recall_purge` (documents the
+engine still holds that no docs row describes), `chat_recall_quarantine` and the
+projection stamp in `chat_recall_meta`.
 
 `SqliteFts5IndexStore` keeps its text in per-app FTS5 tables, `TantivyIndexStore` in
 tantivy indexes beside the database; both use these functions for the rest.
@@ -12,7 +14,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 
-from chat_recall.adapters.sqlite.migrations import DOCS, META, PURGE, QUARANTINE
+from chat_recall.adapters.sqlite.migrations import (
+    DELETED_CHATS,
+    DELETED_MESSAGES,
+    DIRTY_CHATS,
+    DIRTY_MESSAGES,
+    DOCS,
+    META,
+    PURGE,
+    QUARANTINE,
+)
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role
@@ -22,11 +33,18 @@ from chat_recall.domain.model import (
     IndexDocument,
     IndexStats,
     MessageId,
+    MessageMarker,
     Quarantine,
     QuarantinedRow,
 )
 
 CHUNK = 500  # ids per statement (SQLite's bound-parameter limit is far above)
+
+# A docs row `d` the host deleted (its message or its chat): left out of every read.
+HIDDEN = (
+    f"(EXISTS (SELECT 1 FROM {DELETED_MESSAGES} AS x WHERE x.message_id = d.message_id) "
+    f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS} AS y WHERE y.chat_id = d.chat_id))"
+)
 
 
 def chunks(ids: Sequence[MessageId]) -> Iterator[list[MessageId]]:
@@ -72,11 +90,127 @@ def locate(connection: sqlite3.Connection, ids: Sequence[MessageId]) -> dict[Mes
     return found
 
 
+def still_sourced(
+    connection: sqlite3.Connection, schema: HostSchema, documents: Sequence[IndexDocument]
+) -> list[IndexDocument]:
+    """The documents whose message still exists in the chat and app they name: inside
+    a unit of work's transaction, a batch that read a row before the host deleted or
+    moved it cannot put it back."""
+    s = schema
+    found: set[tuple[int, int, int]] = set()
+    for chunk in chunks([d.message_id for d in documents]):
+        found.update(
+            (row[0], row[1], row[2])
+            for row in connection.execute(
+                f"SELECT m.{s.q('message_id')}, m.{s.q('message_chat_id')}, "
+                f"c.{s.q('chat_app_id')} FROM {s.q('messages')} AS m "
+                f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
+                f"WHERE m.{s.q('message_id')} IN ({marks(chunk)})",
+                chunk,
+            )
+        )
+    return [d for d in documents if (d.message_id, d.chat_id, d.app_id) in found]
+
+
+def clear_markers(
+    connection: sqlite3.Connection, markers: Sequence[MessageMarker]
+) -> set[MessageId]:
+    """Clear message markers whose seq is unchanged since they were read (a newer mark
+    keeps the message dirty). Returns the ids whose markers were stale."""
+    stale: set[MessageId] = set()
+    for marker in markers:
+        cursor = connection.execute(
+            f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
+            (marker.id, marker.seq),
+        )
+        if not cursor.rowcount:
+            stale.add(marker.id)
+    return stale
+
+
+def convert_deletions(
+    connection: sqlite3.Connection, schema: HostSchema, limit: int
+) -> list[tuple[MessageId, AppId]]:
+    """For an engine that reclaims from `chat_recall_purge`: up to `limit` documents the
+    host deleted become purge rows (their docs rows and deletion records go); a chat's
+    record goes when none of its documents is left. A host row that exists again (an
+    id reused, a message or chat moved) is marked dirty. Returns the (id, app) moved."""
+    moved: list[tuple[MessageId, AppId]] = []
+    records = [
+        MessageId(row[0])
+        for row in connection.execute(
+            f"SELECT message_id FROM {DELETED_MESSAGES} ORDER BY message_id LIMIT ?", (limit,)
+        )
+    ]
+    for chunk in chunks(records):
+        moved += _to_purge(connection, f"message_id IN ({marks(chunk)})", chunk)
+        connection.execute(
+            f"DELETE FROM {DELETED_MESSAGES} WHERE message_id IN ({marks(chunk)})", chunk
+        )
+        _mark_existing(connection, schema, chunk)
+    while len(moved) < limit:
+        chat = connection.execute(
+            f"SELECT chat_id FROM {DELETED_CHATS} ORDER BY chat_id LIMIT 1"
+        ).fetchone()
+        if chat is None:
+            break
+        take = limit - len(moved)
+        ids = [
+            row[0]
+            for row in connection.execute(
+                f"SELECT message_id FROM {DOCS} WHERE chat_id = ? LIMIT ?", (chat[0], take)
+            )
+        ]
+        if ids:
+            moved += _to_purge(connection, f"message_id IN ({marks(ids)})", ids)
+        if len(ids) < take:
+            connection.execute(f"DELETE FROM {DELETED_CHATS} WHERE chat_id = ?", chat)
+            s = schema
+            connection.execute(
+                f"INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt) "
+                f"SELECT {s.q('chat_id')}, {s.q('chat_app_id')}, random(), 0 FROM {s.q('chats')} "
+                f"WHERE {s.q('chat_id')} = ?",
+                chat,
+            )
+    return moved
+
+
+def _to_purge(
+    connection: sqlite3.Connection, where: str, parameters: Sequence[object]
+) -> list[tuple[MessageId, AppId]]:
+    rows = connection.execute(
+        f"SELECT message_id, app_id FROM {DOCS} WHERE {where}", parameters
+    ).fetchall()
+    connection.execute(
+        f"INSERT OR REPLACE INTO {PURGE}(message_id, app_id) "
+        f"SELECT message_id, app_id FROM {DOCS} WHERE {where}",
+        parameters,
+    )
+    connection.execute(f"DELETE FROM {DOCS} WHERE {where}", parameters)
+    return [(MessageId(row[0]), AppId(row[1])) for row in rows]
+
+
+def _mark_existing(
+    connection: sqlite3.Connection, schema: HostSchema, ids: Sequence[MessageId]
+) -> None:
+    s = schema
+    connection.execute(
+        f"""
+        INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
+        SELECT m.{s.q("message_id")}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")}, random()
+        FROM {s.q("messages")} AS m
+        LEFT JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+        WHERE m.{s.q("message_id")} IN ({marks(ids)})
+        """,
+        list(ids),
+    )
+
+
 def forget(connection: sqlite3.Connection, ids: Sequence[MessageId]) -> None:
-    """Drop the docs and purge rows of these ids (their engine documents go too, by the
-    caller)."""
+    """Drop the docs and purge rows of these ids, and their deletion records (their
+    engine documents go too, by the caller)."""
     for chunk in chunks(ids):
-        for table in (DOCS, PURGE):
+        for table in (DOCS, PURGE, DELETED_MESSAGES):
             connection.execute(f"DELETE FROM {table} WHERE message_id IN ({marks(chunk)})", chunk)
 
 
@@ -98,13 +232,13 @@ def metadata(
     connection: sqlite3.Connection, app_id: AppId, ids: Sequence[MessageId]
 ) -> dict[MessageId, tuple[ChatId, Role, int, bool, bool]]:
     """(chat, role, time, compaction summary, truncated) of the visible documents of one
-    app among `ids`."""
+    app among `ids` (hidden ones left out)."""
     found: dict[MessageId, tuple[ChatId, Role, int, bool, bool]] = {}
     for chunk in chunks(ids):
         for row in connection.execute(
             f"SELECT message_id, chat_id, role, created_at, is_compaction_summary, "
-            f"projection_truncated FROM {DOCS} "
-            f"WHERE message_id IN ({marks(chunk)}) AND app_id = ?",
+            f"projection_truncated FROM {DOCS} AS d "
+            f"WHERE message_id IN ({marks(chunk)}) AND app_id = ? AND NOT {HIDDEN}",
             (*chunk, app_id),
         ):
             found[MessageId(row[0])] = (
@@ -143,19 +277,33 @@ def forget_quarantine_of_deleted(connection: sqlite3.Connection, schema: HostSch
 
 def document_ids(connection: sqlite3.Connection, app_id: AppId) -> list[MessageId]:
     rows = connection.execute(
-        f"SELECT message_id FROM {DOCS} WHERE app_id = ? ORDER BY message_id", (app_id,)
+        f"SELECT message_id FROM {DOCS} AS d WHERE app_id = ? AND NOT {HIDDEN} ORDER BY message_id",
+        (app_id,),
     ).fetchall()
     return [MessageId(row[0]) for row in rows]
 
 
 def stats(connection: sqlite3.Connection, app_id: AppId) -> IndexStats:
-    documents = connection.execute(
+    """Visible documents; unreclaimed: hidden ones and purge rows (the hidden are
+    counted from the few deletion records, never by scanning the docs)."""
+    total = connection.execute(
         f"SELECT count(*) FROM {DOCS} WHERE app_id = ?", (app_id,)
     ).fetchone()[0]
-    unreclaimed = connection.execute(
+    in_deleted_chats = connection.execute(
+        f"SELECT count(*) FROM {DOCS} WHERE app_id = ? "
+        f"AND chat_id IN (SELECT chat_id FROM {DELETED_CHATS})",
+        (app_id,),
+    ).fetchone()[0]
+    deleted_messages = connection.execute(
+        f"SELECT count(*) FROM {DELETED_MESSAGES} AS x JOIN {DOCS} AS d USING (message_id) "
+        f"WHERE d.app_id = ? AND d.chat_id NOT IN (SELECT chat_id FROM {DELETED_CHATS})",
+        (app_id,),
+    ).fetchone()[0]
+    purged = connection.execute(
         f"SELECT count(*) FROM {PURGE} WHERE app_id = ?", (app_id,)
     ).fetchone()[0]
-    return IndexStats(documents=documents, unreclaimed=unreclaimed)
+    hidden = in_deleted_chats + deleted_messages
+    return IndexStats(documents=total - hidden, unreclaimed=hidden + purged)
 
 
 def projection_stamp(connection: sqlite3.Connection) -> str | None:

@@ -2,23 +2,35 @@
 
 Layout (see ARCHITECTURE.md for the numbers that chose it):
 - `chat_recall_fts_<app>`: FTS5 (title, body, chat_ref), rowid = message id.
-- `chat_recall_docs`: one row per visible document (app, chat, role, time, flags). Host
-  deletes remove it in the same transaction (triggers), so a deleted message is never a
-  result; the FTS row is purged later by the indexer through `chat_recall_purge`.
+- `chat_recall_docs`: one row per document (app, chat, role, time, flags).
+- `chat_recall_deleted_messages` / `chat_recall_deleted_chats`: what the host deleted
+  (one row per message, one per chat, written by the triggers in the host's delete).
+  Every read filters against them, so deleted content is never a result from the moment
+  the delete commits; `maintain` reclaims the documents later, in bounded steps.
+
+A document is only ever put for a message that still exists, in the same chat and app,
+checked inside the unit of work's transaction: a batch that read a row before the host
+deleted or moved it cannot bring it back.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Sequence
 
 import attrs
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
+from chat_recall.adapters.sqlite import document_rows
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.migrations import (
     APPS,
+    DELETED_CHATS,
+    DELETED_MESSAGES,
+    DIRTY_CHATS,
+    DIRTY_MESSAGES,
     DOCS,
     META,
     PURGE,
@@ -44,6 +56,19 @@ from chat_recall.domain.query import ScopedQuery
 from chat_recall.domain.text.analysis import TextAnalysis
 
 MAINTENANCE_MERGE_PAGES = 100  # FTS5 merge work per written table (measured: <= ~11 ms)
+# A reclaim step stops taking more documents after this long inside its transaction
+# (an FTS5 delete re-reads the document's text; large documents cost more).
+RECLAIM_BUDGET_SECONDS = 0.010
+RECLAIM_CHUNK = 25
+# Documents checked per read when looking for orphans; orphans found are removed in
+# short transactions of their own.
+ORPHAN_SCAN_CHUNK = 5_000
+ORPHAN_REMOVE_CHUNK = 200
+
+RECLAIM_WAITING = (
+    f"SELECT EXISTS (SELECT 1 FROM {PURGE}) OR EXISTS (SELECT 1 FROM {DELETED_MESSAGES}) "
+    f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS})"
+)
 
 
 @attrs.define
@@ -59,8 +84,11 @@ class SqliteFts5IndexStore:
     # -- writing (inside a unit of work's transaction, see unit_of_work.py) -------------
 
     def put(self, connection: sqlite3.Connection, documents: Sequence[IndexDocument]) -> None:
-        """Set-based: one lookup finds which ids already have a document anywhere; only
-        those are removed; inserts go per app table with executemany."""
+        """Set-based: one lookup finds which sources still exist as the documents say
+        (the others are left out: deleted or moved since they were read), one finds
+        which ids already have a document anywhere; only those are removed; inserts go
+        per app table with executemany."""
+        documents = document_rows.still_sourced(connection, self.database.schema, documents)
         self.remove(connection, [document.message_id for document in documents])
         by_app: dict[AppId, list[IndexDocument]] = {}
         for document in documents:
@@ -124,7 +152,9 @@ class SqliteFts5IndexStore:
         return found
 
     def _remove(self, connection: sqlite3.Connection, message_id: MessageId) -> None:
-        """Drop a document wherever it is: visible (docs) or awaiting purge."""
+        """Drop a document wherever it is (visible, hidden, or awaiting reclaim), and
+        its deletion record (a document put for a message supersedes the record that hid
+        its previous one)."""
         apps = {
             row[0]
             for table in (DOCS, PURGE)
@@ -138,8 +168,8 @@ class SqliteFts5IndexStore:
                 connection.execute(
                     f"DELETE FROM {quote(fts_table_name(app_id))} WHERE rowid = ?", (message_id,)
                 )
-        connection.execute(f"DELETE FROM {DOCS} WHERE message_id = ?", (message_id,))
-        connection.execute(f"DELETE FROM {PURGE} WHERE message_id = ?", (message_id,))
+        for table in (DOCS, PURGE, DELETED_MESSAGES):
+            connection.execute(f"DELETE FROM {table} WHERE message_id = ?", (message_id,))
 
     def forget_tables(self) -> None:
         """Drop the cache of registered app tables (after the registry was repaired)."""
@@ -166,21 +196,16 @@ class SqliteFts5IndexStore:
         return table
 
     def maintain(self) -> Maintenance:
-        """Reclaim up to `purges_per_step` deleted documents, then an incremental FTS5
-        merge of about `merge_pages` pages in each table written since the last step:
-        automatic merging is off in our tables (it made some write batches take 2x the
-        budget), so this bounded step replaces it. Two short transactions."""
+        """Reclaim documents the host deleted (see `_reclaim`), then an incremental
+        FTS5 merge of about `merge_pages` pages in each table written since the last
+        step: automatic merging is off in our tables (it made some write batches take 2x
+        the budget), so this bounded step replaces it. Two short transactions."""
         with self.database.reading() as connection:
-            waiting = connection.execute(f"SELECT 1 FROM {PURGE} LIMIT 1").fetchone()
-        rows: list[tuple[int]] = []
-        if waiting is not None:
+            waiting = connection.execute(RECLAIM_WAITING).fetchone()[0]
+        reclaimed, more = 0, False
+        if waiting:
             with self.database.writing() as connection:
-                rows = connection.execute(
-                    f"SELECT message_id FROM {PURGE} ORDER BY message_id LIMIT ?",
-                    (self.purges_per_step + 1,),
-                ).fetchall()
-                for (message_id,) in rows[: self.purges_per_step]:
-                    self._remove(connection, MessageId(message_id))
+                reclaimed, more = self._reclaim(connection)
         written, self._written = self._written, set()
         if written:
             with self.database.writing() as connection:
@@ -191,38 +216,196 @@ class SqliteFts5IndexStore:
                             f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)",
                             (self.merge_pages,),
                         )
-        reclaimed = min(len(rows), self.purges_per_step)
-        return Maintenance(reclaimed=reclaimed, more=len(rows) > self.purges_per_step)
+        return Maintenance(reclaimed=reclaimed, more=more)
+
+    def _reclaim(self, connection: sqlite3.Connection) -> tuple[int, bool]:
+        """Up to `purges_per_step` documents awaiting reclaim (`chat_recall_purge`),
+        then of deleted messages, then of deleted chats, in chunks until
+        RECLAIM_BUDGET_SECONDS have passed. A deletion record goes with its documents;
+        if the host row exists again (an id reused, a message or chat moved), it is
+        marked dirty to be indexed as it is now."""
+        started = time.perf_counter()
+        reclaimed = 0
+        while reclaimed < self.purges_per_step:
+            if time.perf_counter() - started > RECLAIM_BUDGET_SECONDS:
+                return reclaimed, True
+            take = min(RECLAIM_CHUNK, self.purges_per_step - reclaimed)
+            purged = [
+                MessageId(row[0])
+                for row in connection.execute(
+                    f"SELECT message_id FROM {PURGE} ORDER BY message_id LIMIT ?", (take,)
+                )
+            ]
+            if purged:
+                for message_id in purged:
+                    self._remove(connection, message_id)
+                reclaimed += len(purged)
+                continue
+            ids = [
+                MessageId(row[0])
+                for row in connection.execute(
+                    f"SELECT message_id FROM {DELETED_MESSAGES} ORDER BY message_id LIMIT ?",
+                    (take,),
+                )
+            ]
+            if ids:
+                for message_id in ids:
+                    self._remove(connection, message_id)
+                self._mark_existing(connection, ids)
+                reclaimed += len(ids)
+                continue
+            chat = connection.execute(
+                f"SELECT chat_id FROM {DELETED_CHATS} ORDER BY chat_id LIMIT 1"
+            ).fetchone()
+            if chat is None:
+                return reclaimed, False
+            documents = [
+                MessageId(row[0])
+                for row in connection.execute(
+                    f"SELECT message_id FROM {DOCS} WHERE chat_id = ? LIMIT ?", (chat[0], take)
+                )
+            ]
+            for message_id in documents:
+                self._remove(connection, message_id)
+            reclaimed += len(documents)
+            if len(documents) < take:
+                connection.execute(f"DELETE FROM {DELETED_CHATS} WHERE chat_id = ?", chat)
+                self._mark_chat_if_present(connection, chat[0])
+        more = connection.execute(RECLAIM_WAITING).fetchone()[0]
+        return reclaimed, bool(more)
+
+    def _mark_existing(self, connection: sqlite3.Connection, ids: Sequence[MessageId]) -> None:
+        s = self.database.schema
+        marks = ", ".join("?" for _ in ids)
+        connection.execute(
+            f"""
+            INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
+            SELECT m.{s.q("message_id")}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")},
+                   random()
+            FROM {s.q("messages")} AS m
+            LEFT JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+            WHERE m.{s.q("message_id")} IN ({marks})
+            """,
+            list(ids),
+        )
+
+    def _mark_chat_if_present(self, connection: sqlite3.Connection, chat_id: int) -> None:
+        s = self.database.schema
+        connection.execute(
+            f"""
+            INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
+            SELECT {s.q("chat_id")}, {s.q("chat_app_id")}, random(), 0
+            FROM {s.q("chats")} WHERE {s.q("chat_id")} = ?
+            """,
+            (chat_id,),
+        )
 
     def remove_orphans(self) -> int:
+        """Documents whose message is gone (or in another chat or app than the document
+        says) without the triggers having seen it, and index rows without a document:
+        found by reading in chunks, removed in short transactions."""
         s = self.database.schema
+        removed = 0
+        after = -(2**63)
+        while True:
+            with self.database.reading() as connection:
+                rows = connection.execute(
+                    f"""
+                    SELECT d.message_id,
+                        NOT EXISTS (
+                            SELECT 1 FROM {s.q("messages")} AS m
+                            JOIN {s.q("chats")} AS c
+                                ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+                            WHERE m.{s.q("message_id")} = d.message_id
+                              AND m.{s.q("message_chat_id")} = d.chat_id
+                              AND c.{s.q("chat_app_id")} = d.app_id)
+                    FROM (SELECT message_id, chat_id, app_id FROM {DOCS}
+                          WHERE message_id > ? ORDER BY message_id LIMIT ?) AS d
+                    """,
+                    (after, ORPHAN_SCAN_CHUNK),
+                ).fetchall()
+            if not rows:
+                break
+            after = rows[-1][0]
+            orphans = [MessageId(row[0]) for row in rows if row[1]]
+            removed += self._remove_in_chunks(orphans)
+        with self.database.reading() as connection:
+            tables = connection.execute(f"SELECT app_id, fts_table FROM {APPS}").fetchall()
+        for app_id, table in tables:
+            removed += self._remove_stray_rows(AppId(app_id), table)
         with self.database.writing() as connection:
-            orphans = connection.execute(
-                f"""
-                SELECT d.message_id FROM {DOCS} AS d
-                WHERE NOT EXISTS (
-                    SELECT 1 FROM {s.q("messages")} AS m
-                    JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
-                    WHERE m.{s.q("message_id")} = d.message_id
-                )
-                """
-            ).fetchall()
-            stray = 0
-            for app_id, table in connection.execute(f"SELECT app_id, fts_table FROM {APPS}"):
-                cursor = connection.execute(
-                    f"DELETE FROM {quote(table)} WHERE rowid NOT IN "
-                    f"(SELECT message_id FROM {DOCS} WHERE app_id = ? "
-                    f"UNION ALL SELECT message_id FROM {PURGE} WHERE app_id = ?)",
-                    (app_id, app_id),
-                )
-                stray += max(cursor.rowcount, 0)
-            for (message_id,) in orphans:
-                self._remove(connection, message_id)
             connection.execute(
                 f"DELETE FROM {QUARANTINE} WHERE NOT EXISTS (SELECT 1 FROM {s.q('messages')} "
                 f"AS m WHERE m.{s.q('message_id')} = {QUARANTINE}.message_id)"
             )
-            return len(orphans) + stray
+        return removed
+
+    def _remove_in_chunks(self, orphans: Sequence[MessageId]) -> int:
+        """Remove orphan documents, re-checked inside each short write transaction."""
+        s = self.database.schema
+        removed = 0
+        for start in range(0, len(orphans), ORPHAN_REMOVE_CHUNK):
+            chunk = list(orphans[start : start + ORPHAN_REMOVE_CHUNK])
+            marks = ", ".join("?" for _ in chunk)
+            with self.database.writing() as connection:
+                still = [
+                    MessageId(row[0])
+                    for row in connection.execute(
+                        f"""
+                        SELECT d.message_id FROM {DOCS} AS d
+                        WHERE d.message_id IN ({marks}) AND NOT EXISTS (
+                            SELECT 1 FROM {s.q("messages")} AS m
+                            JOIN {s.q("chats")} AS c
+                                ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+                            WHERE m.{s.q("message_id")} = d.message_id
+                              AND m.{s.q("message_chat_id")} = d.chat_id
+                              AND c.{s.q("chat_app_id")} = d.app_id)
+                        """,
+                        chunk,
+                    )
+                ]
+                for message_id in still:
+                    self._remove(connection, message_id)
+                removed += len(still)
+        return removed
+
+    def _remove_stray_rows(self, app_id: AppId, table: str) -> int:
+        """Index rows of an app table with no document of that app (neither described
+        nor awaiting reclaim), found in chunks by rowid."""
+        fts = quote(table)
+        removed = 0
+        after = -(2**63)
+        while True:
+            with self.database.reading() as connection:
+                rows = connection.execute(
+                    f"""
+                    SELECT f.rowid,
+                        NOT EXISTS (SELECT 1 FROM {DOCS} AS d
+                                    WHERE d.message_id = f.rowid AND d.app_id = ?)
+                        AND NOT EXISTS (SELECT 1 FROM {PURGE} AS p
+                                        WHERE p.message_id = f.rowid AND p.app_id = ?)
+                    FROM (SELECT rowid FROM {fts} WHERE rowid > ? ORDER BY rowid LIMIT ?) AS f
+                    """,
+                    (app_id, app_id, after, ORPHAN_SCAN_CHUNK),
+                ).fetchall()
+            if not rows:
+                return removed
+            after = rows[-1][0]
+            stray = [row[0] for row in rows if row[1]]
+            for start in range(0, len(stray), ORPHAN_REMOVE_CHUNK):
+                chunk = stray[start : start + ORPHAN_REMOVE_CHUNK]
+                marks = ", ".join("?" for _ in chunk)
+                with self.database.writing() as connection:
+                    cursor = connection.execute(
+                        f"DELETE FROM {fts} WHERE rowid IN ({marks}) AND NOT EXISTS "
+                        f"(SELECT 1 FROM {DOCS} AS d WHERE d.message_id = {fts}.rowid "
+                        "AND d.app_id = ?) AND NOT EXISTS "
+                        f"(SELECT 1 FROM {PURGE} AS p WHERE p.message_id = {fts}.rowid "
+                        "AND p.app_id = ?)",
+                        (*chunk, app_id, app_id),
+                    )
+                    removed += max(cursor.rowcount, 0)
+                    self._written.add(app_id)
 
     # -- reading -----------------------------------------------------------------------
 
@@ -247,6 +430,7 @@ class SqliteFts5IndexStore:
                     ORDER BY score, rowid LIMIT ?
                 ) AS r
                 JOIN {DOCS} AS d ON d.message_id = r.message_id AND d.app_id = ?
+                WHERE NOT {document_rows.HIDDEN}
                 ORDER BY r.score, r.message_id
                 """,
                 (
@@ -283,7 +467,7 @@ class SqliteFts5IndexStore:
                 SELECT d.message_id, f.title, f.body, d.chat_id, d.role, d.created_at,
                        d.is_compaction_summary, d.projection_truncated
                 FROM {DOCS} AS d JOIN {quote(table)} AS f ON f.rowid = d.message_id
-                WHERE d.message_id IN ({marks}) AND d.app_id = ?
+                WHERE d.message_id IN ({marks}) AND d.app_id = ? AND NOT {document_rows.HIDDEN}
                 ORDER BY d.message_id
                 """,
                 (*message_ids, app_id),
@@ -305,19 +489,15 @@ class SqliteFts5IndexStore:
     def document_ids(self, app_id: AppId) -> list[MessageId]:
         with self.database.reading() as connection:
             rows = connection.execute(
-                f"SELECT message_id FROM {DOCS} WHERE app_id = ? ORDER BY message_id", (app_id,)
+                f"SELECT message_id FROM {DOCS} AS d "
+                f"WHERE app_id = ? AND NOT {document_rows.HIDDEN} ORDER BY message_id",
+                (app_id,),
             ).fetchall()
         return [row[0] for row in rows]
 
     def stats(self, app_id: AppId) -> IndexStats:
         with self.database.reading() as connection:
-            documents = connection.execute(
-                f"SELECT count(*) FROM {DOCS} WHERE app_id = ?", (app_id,)
-            ).fetchone()[0]
-            unreclaimed = connection.execute(
-                f"SELECT count(*) FROM {PURGE} WHERE app_id = ?", (app_id,)
-            ).fetchone()[0]
-        return IndexStats(documents=documents, unreclaimed=unreclaimed)
+            return document_rows.stats(connection, app_id)
 
     def projection_stamp(self) -> str | None:
         with self.database.reading() as connection:

@@ -3,6 +3,16 @@
 Only objects named `chat_recall_*` are created or dropped; no host row is ever written.
 Triggers are generated from the host schema mapping and recreated on every install, so
 a changed mapping takes effect at the next start.
+
+The triggers run inside the host's own write transactions, so they do the least that
+must happen at once (schema version 3): a host write upserts one marker row ("message X
+changed", "chat X renamed"); a delete records one row that every search filters against
+("message X deleted", "chat X deleted"), so deleted content is invisible from the
+moment the delete commits, whatever the size of the chat. Everything else (resolving a
+chat into its messages, removing documents) is the indexer's, later, in bounded steps.
+Work that grows with the database (marking every message at install, moving an older
+version's queues) runs after the migration in chunks, each its own short transaction
+(`setup.finish`).
 """
 
 from __future__ import annotations
@@ -16,15 +26,25 @@ from chat_recall.adapters.sqlite.schema import HostSchema, quote
 from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 PREFIX = "chat_recall_"
 
 META = "chat_recall_meta"
 DOCS = "chat_recall_docs"
 DIRTY_MESSAGES = "chat_recall_dirty_messages"
 DIRTY_CHATS = "chat_recall_dirty_chats"
+DELETED_MESSAGES = "chat_recall_deleted_messages"
+DELETED_CHATS = "chat_recall_deleted_chats"
+# Documents the engine still holds that no docs row describes any more (written by the
+# maintenance step that reclaims deleted documents, and by version 1/2 triggers).
 PURGE = "chat_recall_purge"
 APPS = "chat_recall_apps"
+# Version 1/2 queues, renamed by migration 3 and drained into the new ones in chunks.
+LEGACY_DIRTY_MESSAGES = "chat_recall_legacy_dirty_messages"
+LEGACY_DIRTY_CHATS = "chat_recall_legacy_dirty_chats"
+# meta key: every message with an id above this value still has to be marked dirty
+# (a fresh install or a projection change marks in chunks; absent when done).
+MARKING_AFTER = "marking_after"
 QUARANTINE = "chat_recall_quarantine"
 MESSAGE_ORDER_INDEX = "chat_recall_messages_order"
 
@@ -100,7 +120,10 @@ def _migration_1(connection: sqlite3.Connection, schema: HostSchema) -> None:
         """,
     )
     create_order_index(connection, schema)
-    mark_all_messages_dirty(connection, schema, replace=False)
+    # Every message gets marked after the migration, in chunks (`setup.finish`).
+    connection.execute(
+        f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('{MARKING_AFTER}', NULL)"
+    )
 
 
 def _migration_2(connection: sqlite3.Connection, schema: HostSchema) -> None:
@@ -118,25 +141,92 @@ def _migration_2(connection: sqlite3.Connection, schema: HostSchema) -> None:
     )
 
 
+def _migration_3(connection: sqlite3.Connection, schema: HostSchema) -> None:
+    """Cheap triggers (see the module doc): markers keyed by id whose `seq` is a new
+    random value at every mark (no AUTOINCREMENT bookkeeping in the host's
+    transaction), and deletion records instead of moving document rows. The old queues
+    are renamed and drained into the new ones in chunks by `setup.finish`."""
+    execute_script(
+        connection,
+        f"""
+        DROP INDEX IF EXISTS chat_recall_dirty_messages_app;
+        ALTER TABLE {DIRTY_MESSAGES} RENAME TO {LEGACY_DIRTY_MESSAGES};
+        ALTER TABLE {DIRTY_CHATS} RENAME TO {LEGACY_DIRTY_CHATS};
+        CREATE TABLE {DIRTY_MESSAGES} (
+            message_id INTEGER PRIMARY KEY,
+            app_id INTEGER,
+            chat_id INTEGER,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX chat_recall_dirty_messages_app ON {DIRTY_MESSAGES}(app_id, chat_id);
+        CREATE TABLE {DIRTY_CHATS} (
+            chat_id INTEGER PRIMARY KEY,
+            app_id INTEGER,
+            seq INTEGER NOT NULL,
+            adopt INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE {DELETED_MESSAGES} (
+            message_id INTEGER PRIMARY KEY
+        );
+        CREATE TABLE {DELETED_CHATS} (
+            chat_id INTEGER PRIMARY KEY
+        )
+        """,
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, HostSchema], None]] = {
     1: _migration_1,
     2: _migration_2,
+    3: _migration_3,
 }
+
+# Each legacy queue, and how its rows enter the current tables (newer marks win).
+LEGACY_DRAINS = {
+    LEGACY_DIRTY_MESSAGES: (
+        "seq",
+        f"INSERT OR IGNORE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq) "
+        "SELECT message_id, app_id, chat_id, random()",
+    ),
+    LEGACY_DIRTY_CHATS: (
+        "seq",
+        f"INSERT OR IGNORE INTO {DIRTY_CHATS}(chat_id, app_id, seq) "
+        "SELECT chat_id, app_id, random()",
+    ),
+}
+
+
+def drain_legacy(connection: sqlite3.Connection, table: str, limit: int) -> bool:
+    """Move up to `limit` rows of a legacy queue into the current tables; drop the
+    queue when it is empty. Returns True when nothing is left."""
+    exists = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+    ).fetchone()
+    if not exists:
+        return True
+    key, insert = LEGACY_DRAINS[table]
+    last = connection.execute(
+        f"SELECT max({key}) FROM (SELECT {key} FROM {table} ORDER BY {key} LIMIT ?)", (limit,)
+    ).fetchone()[0]
+    if last is None:
+        connection.execute(f"DROP TABLE {table}")
+        return True
+    connection.execute(f"{insert} FROM {table} WHERE {key} <= ? ORDER BY {key}", (last,))
+    connection.execute(f"DELETE FROM {table} WHERE {key} <= ?", (last,))
+    return False
 
 
 def mark_all_messages_dirty(
     connection: sqlite3.Connection,
     schema: HostSchema,
     *,
-    replace: bool,
     after: int | None = None,
     limit: int | None = None,
 ) -> tuple[int, int] | None:
     """Mark host messages dirty (backfill, or a projection change), all of them or the
-    next `limit` ids after `after`. Returns (marked, last id), or None when none were
-    left."""
+    next `limit` ids after `after`, each with a new seq. Returns (marked, last id), or
+    None when none were left."""
     s = schema
-    verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
     mid = s.q("message_id")
     where = "" if after is None else f"WHERE m.{mid} > {int(after)}"
     bound = "" if limit is None else f"LIMIT {int(limit)}"
@@ -149,8 +239,8 @@ def mark_all_messages_dirty(
     upper = f"m.{mid} <= {int(last)}"
     cursor = connection.execute(
         f"""
-        {verb} INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id)
-        SELECT m.{mid}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")}
+        INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
+        SELECT m.{mid}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")}, random()
         FROM {s.q("messages")} AS m
         LEFT JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
         {where + " AND " + upper if where else "WHERE " + upper}
@@ -158,15 +248,6 @@ def mark_all_messages_dirty(
         """
     )
     return cursor.rowcount, int(last)
-
-
-def _hide(where: str) -> str:
-    """Make documents invisible at once (the FTS rows are purged by the indexer)."""
-    return f"""
-        INSERT OR REPLACE INTO {PURGE}(message_id, app_id)
-            SELECT message_id, app_id FROM {DOCS} WHERE {where};
-        DELETE FROM {DOCS} WHERE {where};
-    """
 
 
 def _trigger_sql(schema: HostSchema) -> list[str]:
@@ -181,40 +262,56 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
     message_moved = f"(OLD.{mid} IS NOT NEW.{mid} OR OLD.{mchat} IS NOT NEW.{mchat})"
     chat_moved = f"(OLD.{cid} IS NOT NEW.{cid} OR OLD.{capp} IS NOT NEW.{capp})"
     mark_message = f"""
-        INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id)
-        VALUES (NEW.{mid}, (SELECT {capp} FROM {chats} WHERE {cid} = NEW.{mchat}), NEW.{mchat});
+        INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
+        VALUES (NEW.{mid}, (SELECT {capp} FROM {chats} WHERE {cid} = NEW.{mchat}), NEW.{mchat},
+                random());
     """
     mark_chat = f"""
-        INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id) VALUES (NEW.{cid}, NEW.{capp});
+        INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
+        VALUES (NEW.{cid}, NEW.{capp}, random(), 0);
     """
     return [
         f"""CREATE TRIGGER chat_recall_message_insert AFTER INSERT ON {messages}
         BEGIN {mark_message} END""",
+        # An edit keeps the old document searchable until it is re-indexed; a message
+        # that moves (new id or chat) is hidden at once.
         f"""CREATE TRIGGER chat_recall_message_update AFTER UPDATE ON {messages}
         WHEN {message_changed}
         BEGIN
-            {_hide(f"{message_moved} AND message_id = OLD.{mid}")}
+            INSERT OR IGNORE INTO {DELETED_MESSAGES}(message_id)
+                SELECT OLD.{mid} WHERE {message_moved};
             DELETE FROM {DIRTY_MESSAGES}
                 WHERE OLD.{mid} IS NOT NEW.{mid} AND message_id = OLD.{mid};
             {mark_message}
         END""",
+        # A message deleted with its chat (ON DELETE CASCADE runs after the chat row is
+        # gone) costs nothing here: the chat's one deletion record hides it.
         f"""CREATE TRIGGER chat_recall_message_delete AFTER DELETE ON {messages}
+        WHEN EXISTS (SELECT 1 FROM {chats} WHERE {cid} = OLD.{mchat})
         BEGIN
-            {_hide(f"message_id = OLD.{mid}")}
+            INSERT OR IGNORE INTO {DELETED_MESSAGES}(message_id) VALUES (OLD.{mid});
             DELETE FROM {DIRTY_MESSAGES} WHERE message_id = OLD.{mid};
         END""",
+        # A new chat's messages mark themselves: its marker only asks the indexer to
+        # adopt messages that named it before it existed, ones with neither a document
+        # nor a marker (`adopt`), never to index its messages a second time. (No
+        # reference to the messages table here: a host migration that rebuilds that
+        # table, drop then rename, must not trip over a trigger on chats.)
         f"""CREATE TRIGGER chat_recall_chat_insert AFTER INSERT ON {chats}
-        BEGIN {mark_chat} END""",
+        BEGIN
+            INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
+            VALUES (NEW.{cid}, NEW.{capp}, random(), 1);
+        END""",
         f"""CREATE TRIGGER chat_recall_chat_update AFTER UPDATE ON {chats}
         WHEN OLD.{title} IS NOT NEW.{title} OR {chat_moved}
         BEGIN
-            {_hide(f"{chat_moved} AND chat_id = OLD.{cid}")}
+            INSERT OR IGNORE INTO {DELETED_CHATS}(chat_id) SELECT OLD.{cid} WHERE {chat_moved};
             DELETE FROM {DIRTY_CHATS} WHERE OLD.{cid} IS NOT NEW.{cid} AND chat_id = OLD.{cid};
             {mark_chat}
         END""",
         f"""CREATE TRIGGER chat_recall_chat_delete AFTER DELETE ON {chats}
         BEGIN
-            {_hide(f"chat_id = OLD.{cid}")}
+            INSERT OR IGNORE INTO {DELETED_CHATS}(chat_id) VALUES (OLD.{cid});
             DELETE FROM {DIRTY_CHATS} WHERE chat_id = OLD.{cid};
         END""",
     ]
@@ -307,6 +404,8 @@ def install(connection: sqlite3.Connection, schema: HostSchema) -> int:
     (re)create the triggers. Returns the version found before."""
     connection.execute(f"CREATE TABLE IF NOT EXISTS {META} (key TEXT PRIMARY KEY, value TEXT)")
     found = schema_version(connection)
+    for name in TRIGGERS:  # before the migrations: a renamed table would rewrite them
+        connection.execute(f"DROP TRIGGER IF EXISTS {name}")
     for version in range(found + 1, SCHEMA_VERSION + 1):
         MIGRATIONS[version](connection, schema)
     connection.execute(

@@ -145,8 +145,8 @@ def restore(connection: sqlite3.Connection, schema: HostSchema) -> list[str]:
         connection.execute(f"DELETE FROM {APPS} WHERE app_id = ?", (app,))
         s = schema
         marked = connection.execute(
-            f"INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id) "
-            f"SELECT {s.q('chat_id')}, {s.q('chat_app_id')} FROM {s.q('chats')} "
+            f"INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq) "
+            f"SELECT {s.q('chat_id')}, {s.q('chat_app_id')}, random() FROM {s.q('chats')} "
             f"WHERE {s.q('chat_app_id')} = ?",
             (app,),
         ).rowcount

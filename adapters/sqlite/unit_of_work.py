@@ -15,22 +15,28 @@ from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.domain.model import IndexDocument, MessageId, MessageMarker, QuarantinedRow
 
 
-@attrs.frozen
+@attrs.define
 class SqliteIndexWriter:
+    """Markers are cleared first: a document (or quarantine entry) of a marker found
+    stale, one a host write marked again after the batch read its row, is left out;
+    the newer marker brings the row as it is now."""
+
     connection: sqlite3.Connection
     index: SqliteFts5IndexStore
+    stale: set[MessageId] = attrs.field(factory=set)
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
-        self.index.put(self.connection, documents)
+        self.index.put(self.connection, [d for d in documents if d.message_id not in self.stale])
 
     def remove(self, message_ids: Sequence[MessageId]) -> None:
         self.index.remove(self.connection, message_ids)
 
     def clear(self, markers: Sequence[MessageMarker]) -> None:
-        SqliteDirtyQueue.clear(self.connection, markers)
+        cleared = SqliteDirtyQueue.clear(self.connection, markers)
+        self.stale.update(marker.id for marker in markers if marker.id not in cleared)
 
     def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
-        self.index.set_aside(self.connection, rows)
+        self.index.set_aside(self.connection, [r for r in rows if r.message_id not in self.stale])
 
 
 @attrs.define

@@ -33,6 +33,8 @@ from chat_recall.adapters.index_layout import RECLAIM_PER_STEP
 from chat_recall.adapters.sqlite import document_rows as rows
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.migrations import (
+    DELETED_CHATS,
+    DELETED_MESSAGES,
     DIRTY_CHATS,
     DIRTY_MESSAGES,
     DOCS,
@@ -100,22 +102,30 @@ class TantivyIndexStore:
         """One unit of work: one short SQLite transaction with the metadata rows, the
         staged rows and the cleared markers; then its tantivy changes are queued for the
         next maintenance step (`apply_pending`), which does the engine's work outside
-        the batch and outside any transaction the host could wait on."""
-        gone = [*removes, *(row.message_id for row in quarantined)]
-        touched = [*gone, *(document.message_id for document in puts)]
-        with self.database.reading() as connection:
-            located = rows.locate(connection, touched)
-        staged: dict[MessageId, tuple[AppId | None, int | None]] = {}
-        changes: list[Change] = []
-        for message_id in touched:
-            for app_id in sorted(located.get(message_id, ())):
-                changes.append((app_id, message_id))
-                staged[message_id] = (app_id, None)
-        for document in puts:
-            changes.append(document)
-            staged[document.message_id] = (document.app_id, document.chat_id)
+        the batch and outside any transaction the host could wait on. As with FTS5, a
+        document is put only if its message still exists in that chat and app and its
+        marker was not set again meanwhile (checked inside the transaction)."""
         with self.indexes.lock:
             with self.database.writing() as connection:
+                stale = rows.clear_markers(connection, cleared)
+                puts = rows.still_sourced(
+                    connection,
+                    self.database.schema,
+                    [d for d in puts if d.message_id not in stale],
+                )
+                quarantined = [r for r in quarantined if r.message_id not in stale]
+                gone = [*removes, *(row.message_id for row in quarantined)]
+                touched = [*gone, *(document.message_id for document in puts)]
+                located = rows.locate(connection, touched)
+                staged: dict[MessageId, tuple[AppId | None, int | None]] = {}
+                changes: list[Change] = []
+                for message_id in touched:
+                    for app_id in sorted(located.get(message_id, ())):
+                        changes.append((app_id, message_id))
+                        staged[message_id] = (app_id, None)
+                for document in puts:
+                    changes.append(document)
+                    staged[document.message_id] = (document.app_id, document.chat_id)
                 rows.forget(connection, touched)
                 rows.end_quarantine(connection, touched)
                 rows.insert_rows(connection, puts)
@@ -124,10 +134,6 @@ class TantivyIndexStore:
                     f"INSERT OR REPLACE INTO {STAGED}(message_id, app_id, chat_id) "
                     "VALUES (?, ?, ?)",
                     [(m, app, chat) for m, (app, chat) in staged.items()],
-                )
-                connection.executemany(
-                    f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
-                    [(marker.id, marker.seq) for marker in cleared],
                 )
             self.indexes.pending.extend(changes)
             if self.indexes.staged_since is None and staged:
@@ -170,7 +176,17 @@ class TantivyIndexStore:
 
     def maintain(self) -> Maintenance:
         """Apply up to `purges_per_step` reclaims to the writers, then publish when due
-        (see the module docstring). Reclaimed documents are counted when published."""
+        (see the module docstring). Reclaimed documents are counted when published.
+        Documents the host deleted become purge rows first, a bounded number per step
+        (`document_rows.convert_deletions`, one short transaction)."""
+        with self.database.reading() as connection:
+            deletions = connection.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {DELETED_MESSAGES}) "
+                f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS})"
+            ).fetchone()[0]
+        if deletions:
+            with self.database.writing() as connection:
+                rows.convert_deletions(connection, self.database.schema, self.purges_per_step)
         with self.database.reading() as connection:
             applied = self.indexes.applied_purges
             waiting = connection.execute(
@@ -408,7 +424,7 @@ def _text(value: object) -> str:
 def _requeue_staged(connection: sqlite3.Connection) -> int:
     """Mark every staged message dirty again (inside the caller's transaction)."""
     cursor = connection.execute(
-        f"INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id) "
-        f"SELECT message_id, app_id, chat_id FROM {STAGED}"
+        f"INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq) "
+        f"SELECT message_id, app_id, chat_id, random() FROM {STAGED}"
     )
     return max(cursor.rowcount, 0)

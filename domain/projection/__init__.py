@@ -17,7 +17,6 @@ from chat_recall.domain.projection.project import (
     ProjectionMode,
     project_for_read,
     project_for_search,
-    redact_title,
 )
 
 __all__ = [
@@ -35,5 +34,4 @@ __all__ = [
     "TagRule",
     "project_for_read",
     "project_for_search",
-    "redact_title",
 ]

@@ -72,7 +72,8 @@ def test_fresh_install_creates_the_derived_objects(tmp_path: Path) -> None:
         "chat_recall_docs",
         "chat_recall_dirty_messages",
         "chat_recall_dirty_chats",
-        "chat_recall_purge",
+        "chat_recall_deleted_messages",
+        "chat_recall_deleted_chats",
         "chat_recall_apps",
         "chat_recall_fts_1",
     } <= tables

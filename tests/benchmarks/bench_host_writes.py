@@ -1,12 +1,15 @@
 """What chat-recall's triggers cost the host's own writes, measured in one run.
 
-Two copies of the same generated history: `plain` (no chat-recall) and `recall`
-(installed and fully indexed). The same host writer (one statement per transaction,
-WAL, `synchronous = NORMAL`, `foreign_keys = ON`, as an embedding app runs SQLite)
-does the same single-row inserts, updates and deletes on each copy, in alternating
-rounds so machine noise hits both alike; then deletes a large chat (cascading to its
-messages) of two sizes in each copy. Prints throughput per operation and the ratio
-with/without, and the extra time a chat delete costs the host; asserts nothing.
+Three copies of the same generated history: `plain` (no chat-recall), `index` (only
+the keyset-order index chat-recall adds to the host's messages table, no triggers) and
+`recall` (installed and fully indexed). The same host writer (one statement per
+transaction, WAL, `synchronous = NORMAL`, `foreign_keys = ON`, as an embedding app runs
+SQLite) does the same single-row inserts, updates and deletes on each copy, in rounds
+of alternating order so machine noise hits all alike; then deletes a large chat
+(cascading to its messages) of two sizes in each copy. Prints throughput per operation
+and the ratio with/without, by wall-clock time and by the writer's CPU time (which the
+load of a shared machine distorts far less), and the extra time a chat delete costs the
+host; asserts nothing.
 
 Run: python -m tests.benchmarks.bench_host_writes [--messages 100000] [--chat 200000]
 (`--messages 3000 --chat 2000` runs in seconds; the test suite runs it small.)
@@ -27,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.adapters import bootstrap
+from chat_recall.adapters.sqlite.migrations import MESSAGE_ORDER_INDEX
 from tests.benchmarks.fixture import generate
 
 OPERATIONS = ("insert", "update", "delete")
-VARIANTS = ("plain", "recall")
+VARIANTS = ("plain", "index", "recall")
 
 
 def host_connection(path: Path, synchronous: str = "NORMAL") -> sqlite3.Connection:
@@ -53,6 +57,9 @@ def prepare(directory: Path, messages: int) -> dict[str, Path]:
     source.unlink()
     with bootstrap.sqlite(paths["recall"]) as recall:
         recall.indexer.run_until_idle()
+    connection = sqlite3.connect(paths["index"])
+    connection.execute(f"CREATE INDEX {MESSAGE_ORDER_INDEX} ON messages(chat_id, created_at, id)")
+    connection.close()
     return paths
 
 
@@ -106,12 +113,14 @@ class Workload:
         return statements
 
 
-def timed(connection: sqlite3.Connection, statements: list[tuple[str, tuple[Any, ...]]]) -> float:
-    """Seconds for the statements, each its own transaction."""
-    started = time.perf_counter()
+def timed(
+    connection: sqlite3.Connection, statements: list[tuple[str, tuple[Any, ...]]]
+) -> tuple[float, float]:
+    """Wall-clock and CPU seconds for the statements, each its own transaction."""
+    started, cpu = time.perf_counter(), time.process_time()
     for sql, parameters in statements:
         connection.execute(sql, parameters)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def single_row(
@@ -119,26 +128,29 @@ def single_row(
 ) -> dict[str, Any]:
     workload = Workload(paths["plain"], seed=11)
     connections = {variant: host_connection(paths[variant], synchronous) for variant in VARIANTS}
-    rates: dict[str, dict[str, list[float]]] = {
-        op: {variant: [] for variant in VARIANTS} for op in OPERATIONS
-    }
+    rates: dict[tuple[str, str], list[float]] = {}
+    cpu_rates: dict[tuple[str, str], list[float]] = {}
     for round_number in range(rounds):
         for operation in OPERATIONS:
             statements = workload.batch(operation, per_round)
-            order = VARIANTS if round_number % 2 == 0 else VARIANTS[::-1]
+            order = list(VARIANTS)
+            random.Random(round_number).shuffle(order)
             for variant in order:
-                seconds = timed(connections[variant], statements)
-                rates[operation][variant].append(per_round / seconds)
+                wall, cpu = timed(connections[variant], statements)
+                rates.setdefault((operation, variant), []).append(per_round / wall)
+                cpu_rates.setdefault((operation, variant), []).append(per_round / max(cpu, 1e-9))
     for connection in connections.values():
         connection.close()
     results = {}
     for operation in OPERATIONS:
-        plain = statistics.median(rates[operation]["plain"])
-        recall = statistics.median(rates[operation]["recall"])
+        wall = {v: statistics.median(rates[(operation, v)]) for v in VARIANTS}
+        cpu = {v: statistics.median(cpu_rates[(operation, v)]) for v in VARIANTS}
         results[operation] = {
-            "plain_per_second": round(plain),
-            "recall_per_second": round(recall),
-            "ratio": round(recall / plain, 2),
+            "plain_per_second": round(wall["plain"]),
+            "recall_per_second": round(wall["recall"]),
+            "ratio": round(wall["recall"] / wall["plain"], 2),
+            "cpu_ratio": round(cpu["recall"] / cpu["plain"], 2),
+            "index_only_cpu_ratio": round(cpu["index"] / cpu["plain"], 2),
         }
     return results
 
@@ -188,9 +200,12 @@ def chat_deletes(paths: dict[str, Path], sizes: list[int]) -> list[dict[str, Any
     results = []
     for chat_id, size in planned:
         seconds: dict[str, float] = {}
+        cpu: dict[str, float] = {}
         for variant in VARIANTS:
             connection = host_connection(paths[variant])
-            seconds[variant] = timed(connection, [("DELETE FROM chats WHERE id = ?", (chat_id,))])
+            seconds[variant], cpu[variant] = timed(
+                connection, [("DELETE FROM chats WHERE id = ?", (chat_id,))]
+            )
             left = connection.execute(
                 "SELECT count(*) FROM messages WHERE chat_id = ?", (chat_id,)
             ).fetchone()[0]
@@ -200,9 +215,14 @@ def chat_deletes(paths: dict[str, Path], sizes: list[int]) -> list[dict[str, Any
             {
                 "messages": size,
                 "plain_ms": round(seconds["plain"] * 1000, 1),
+                "index_only_ms": round(seconds["index"] * 1000, 1),
                 "recall_ms": round(seconds["recall"] * 1000, 1),
                 "extra_ms": round((seconds["recall"] - seconds["plain"]) * 1000, 1),
+                "triggers_extra_ms": round((seconds["recall"] - seconds["index"]) * 1000, 1),
                 "ratio": round(seconds["recall"] / max(seconds["plain"], 1e-9), 2),
+                "cpu_plain_ms": round(cpu["plain"] * 1000, 1),
+                "cpu_index_only_ms": round(cpu["index"] * 1000, 1),
+                "cpu_recall_ms": round(cpu["recall"] * 1000, 1),
             }
         )
     return results
@@ -242,17 +262,30 @@ def print_table(results: dict[str, Any]) -> None:
         f"(synchronous={results['synchronous']}, median of {results['rounds']} rounds "
         f"of {results['per_round']} single-row transactions)"
     )
-    print(f"{'operation':10} {'without/s':>10} {'with/s':>10} {'ratio':>6}")
+    print(
+        f"{'operation':10} {'without/s':>10} {'with/s':>10} {'ratio':>6} {'CPU ratio':>10} "
+        f"{'(order index alone)':>20}"
+    )
     for operation, row in results["single_row"].items():
         print(
             f"{operation:10} {row['plain_per_second']:>10,} {row['recall_per_second']:>10,} "
-            f"{row['ratio']:>6}"
+            f"{row['ratio']:>6} {row['cpu_ratio']:>10} {row['index_only_cpu_ratio']:>20}"
         )
-    print(f"{'chat delete':12} {'without ms':>10} {'with ms':>10} {'extra ms':>9} {'ratio':>6}")
+    print(
+        f"{'chat delete':12} {'without ms':>10} {'index ms':>9} {'with ms':>10} "
+        f"{'extra ms':>9} {'triggers ms':>12} {'ratio':>6}"
+    )
     for row in results["chat_delete"]:
         print(
-            f"{row['messages']:>8,} msg {row['plain_ms']:>10} {row['recall_ms']:>10} "
-            f"{row['extra_ms']:>9} {row['ratio']:>6}"
+            f"{row['messages']:>8,} msg {row['plain_ms']:>10} {row['index_only_ms']:>9} "
+            f"{row['recall_ms']:>10} {row['extra_ms']:>9} {row['triggers_extra_ms']:>12} "
+            f"{row['ratio']:>6}"
+        )
+        print(
+            f"{'   CPU ms':12} {row['cpu_plain_ms']:>10} {row['cpu_index_only_ms']:>9} "
+            f"{row['cpu_recall_ms']:>10} "
+            f"{row['cpu_recall_ms'] - row['cpu_plain_ms']:>9.1f} "
+            f"{row['cpu_recall_ms'] - row['cpu_index_only_ms']:>12.1f}"
         )
 
 

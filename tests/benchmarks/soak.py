@@ -72,6 +72,7 @@ LOCK_LINE = re.compile(r"write lock: held ([\d.]+) ms in (\d+) transactions, lon
 class SoakConfig:
     messages: int = 20_000  # the generated history
     large_chat: int = 10_000  # messages in the chat the host renames now and then
+    large_rename_every: int = 500  # writes between renames of the large chat
     phases: int = 20  # alternating plain / recall phases (an even number)
     writes_per_phase: int = 100
     writes_per_second: float = 100.0
@@ -100,7 +101,7 @@ def host_connection(path: Path, synchronous: str) -> sqlite3.Connection:
 class HostModel:
     """What the host knows of one copy, and the next write it makes there."""
 
-    def __init__(self, path: Path, seed: int, large_chat_id: int) -> None:
+    def __init__(self, path: Path, seed: int, large_chat_id: int, rename_every: int) -> None:
         connection = sqlite3.connect(path)
         self.chats = [row[0] for row in connection.execute("SELECT id FROM chats ORDER BY id")]
         self.messages = [
@@ -116,11 +117,20 @@ class HostModel:
         self.next_chat = int(connection.execute("SELECT max(id) FROM chats").fetchone()[0])
         connection.close()
         self.large_chat_id = large_chat_id
+        self.rename_every = rename_every
+        self.written = 0
         self.random = random.Random(seed)
 
     def next_write(self) -> tuple[str, str, tuple[Any, ...]]:
         pick = self.random
         roll = pick.random()
+        self.written += 1
+        if self.written % self.rename_every == self.rename_every // 2:
+            return (
+                "rename large chat",
+                "UPDATE chats SET title = ? WHERE id = ?",
+                (f"the long chat, renamed {self.written}", self.large_chat_id),
+            )
         if roll < 0.70 or len(self.messages) < 100:
             self.next_message += 1
             self.messages.append(self.next_message)
@@ -154,7 +164,7 @@ class HostModel:
                 (self.next_chat, pick.randint(1, 10), "a new chat", 1_800_000_000),
             )
         if roll < 0.98:
-            chat = self.large_chat_id if pick.random() < 0.25 else pick.choice(self.chats)
+            chat = pick.choice([chat for chat in self.chats[-200:] if chat != self.large_chat_id])
             return (
                 "rename chat",
                 "UPDATE chats SET title = ? WHERE id = ?",
@@ -172,7 +182,10 @@ def host_writer(
 ) -> None:
     """Write on a fixed schedule, alternating copies each phase; send every write's
     (variant, kind, latency seconds, busy)."""
-    models = {variant: HostModel(Path(path), 5, large_chat_id) for variant, path in paths.items()}
+    models = {
+        variant: HostModel(Path(path), 5, large_chat_id, config.large_rename_every)
+        for variant, path in paths.items()
+    }
     connections = {
         variant: host_connection(Path(path), config.synchronous) for variant, path in paths.items()
     }
@@ -459,6 +472,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=4.0)
     parser.add_argument("--messages", type=int, default=200_000)
     parser.add_argument("--large-chat", type=int, default=50_000)
+    parser.add_argument(
+        "--rename-every", type=int, default=6_000, help="writes between large-chat renames"
+    )
     parser.add_argument("--writes-per-second", type=float, default=100.0)
     parser.add_argument("--phase-seconds", type=float, default=5.0)
     parser.add_argument("--synchronous", choices=["FULL", "NORMAL"], default="NORMAL")
@@ -469,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     config = SoakConfig(
         messages=arguments.messages,
         large_chat=arguments.large_chat,
+        large_rename_every=arguments.rename_every,
         phases=phases,
         writes_per_phase=per_phase,
         writes_per_second=arguments.writes_per_second,
