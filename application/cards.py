@@ -44,7 +44,7 @@ class CardBuilder:
         root = _element(
             f"{self.prefix}{tag}",
             {
-                "query": str(arguments.get("query", "")).strip(),
+                "query": str(payload.get("query", arguments.get("query", ""))).strip(),
                 "index-status": payload.get("index_status"),
                 "result-count": len(results),
                 "results-truncated": "true" if payload.get("results_truncated") else None,

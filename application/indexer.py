@@ -199,6 +199,7 @@ class Indexer:
                     purged=report.purged,
                     backlog_messages=self._backlog_after(len(markers)),
                     quarantined=report.quarantined,
+                    redactions=batch.redactions,
                 )
             )
         for reason, count in sorted(Counter(row.reason.value for row in batch.quarantined).items()):
@@ -294,6 +295,7 @@ class Indexer:
             deletes=tuple(m for part in written for m in part.deletes),
             cleared=tuple(m for part in written for m in part.cleared),
             quarantined=tuple(r for part in written for r in part.quarantined),
+            redactions=batch.redactions,
         )
 
     def _backlog_after(self, processed: int) -> int:

@@ -17,7 +17,12 @@ from chat_recall.domain.model import (
     QuarantinedRow,
     SourceRow,
 )
-from chat_recall.domain.projection import PROJECTION_VERSION, MarkupPolicy, project_for_search
+from chat_recall.domain.projection import (
+    PROJECTION_VERSION,
+    MarkupPolicy,
+    project_for_search,
+    redact_title,
+)
 from chat_recall.domain.text import index_text
 
 
@@ -34,18 +39,28 @@ def index_stamp(policy: MarkupPolicy, source_fingerprint: str) -> str:
     return f"{projection_stamp(policy)}|r{READER_VERSION}:{source_fingerprint}"
 
 
-def build_document(row: SourceRow, policy: MarkupPolicy) -> IndexDocument | None:
-    """The document for a source row, or None when its projection is empty (empty
-    projections are not indexed). Raises `Unreadable` for a row whose stored values
-    cannot be read (`SourceRow.problem`)."""
+@attrs.frozen
+class IndexEntry:
+    """What indexing a source row gives: its document (None when the projection is
+    empty) and how many credentials were redacted from its body and title."""
+
+    document: IndexDocument | None
+    redactions: int = 0
+
+
+def index_entry(row: SourceRow, policy: MarkupPolicy) -> IndexEntry:
+    """The document for a source row, with the count of redacted values. Body and title
+    are redacted before they are indexed, so no search can find or return a secret.
+    Raises `Unreadable` for a row whose stored values cannot be read."""
     message = row.message
     if row.problem is not None:
         raise Unreadable(row.problem)
     assert message.created_at is not None  # no time_problem
     projection = project_for_search(message.text, policy)
     if projection.is_empty:
-        return None
-    return IndexDocument(
+        return IndexEntry(None)
+    title = redact_title(row.title, policy)
+    document = IndexDocument(
         message_id=message.id,
         chat_id=message.chat_id,
         app_id=row.app_id,
@@ -53,9 +68,17 @@ def build_document(row: SourceRow, policy: MarkupPolicy) -> IndexDocument | None
         created_at=message.created_at,
         is_compaction_summary=message.is_compaction_summary,
         projection_truncated=projection.truncated,
-        title=index_text(row.title or ""),
+        title=index_text(title.text),
         body=index_text(projection.text),
     )
+    return IndexEntry(document, projection.redacted + title.total)
+
+
+def build_document(row: SourceRow, policy: MarkupPolicy) -> IndexDocument | None:
+    """The document for a source row, or None when its projection is empty (empty
+    projections are not indexed). Raises `Unreadable` for a row whose stored values
+    cannot be read (`SourceRow.problem`)."""
+    return index_entry(row, policy).document
 
 
 def plan_batch(
@@ -72,13 +95,14 @@ def plan_batch(
     upserts: list[IndexDocument] = []
     deletes: list[MessageId] = []
     quarantined: list[QuarantinedRow] = []
+    redactions = 0
     for marker in markers:
         if marker.id in failed_to_load:
             quarantined.append(QuarantinedRow(marker.id, None, None, UnreadableReason.READ_FAILED))
             continue
         row = rows.get(marker.id)
         try:
-            document = None if row is None else build_document(row, policy)
+            entry = IndexEntry(None) if row is None else index_entry(row, policy)
         except Unreadable as problem:
             assert row is not None
             quarantined.append(set_aside(row, problem.reason))
@@ -87,11 +111,14 @@ def plan_batch(
             assert row is not None
             quarantined.append(set_aside(row, UnreadableReason.PROJECTION_FAILED))
             continue
-        if document is None:
+        redactions += entry.redactions
+        if entry.document is None:
             deletes.append(marker.id)
         else:
-            upserts.append(document)
-    return IndexBatch(tuple(upserts), tuple(deletes), tuple(markers), tuple(quarantined))
+            upserts.append(entry.document)
+    return IndexBatch(
+        tuple(upserts), tuple(deletes), tuple(markers), tuple(quarantined), redactions
+    )
 
 
 def set_aside(row: SourceRow, reason: UnreadableReason) -> QuarantinedRow:

@@ -184,6 +184,7 @@ class IndexBatch:
     deletes: tuple[MessageId, ...] = ()
     cleared: tuple[MessageMarker, ...] = ()
     quarantined: tuple[QuarantinedRow, ...] = ()
+    redactions: int = 0  # credentials redacted in the upserts (a count for telemetry)
 
 
 @attrs.frozen

@@ -16,6 +16,8 @@ class ToolCallEvent:
     index_status: str | None
     truncated: bool
     output_bytes: int
+    # Placeholders in the output the model received: credentials redacted from it.
+    redactions: int = 0
 
 
 @attrs.frozen
@@ -27,6 +29,8 @@ class IndexBatchEvent:
     purged: int
     backlog_messages: int
     quarantined: int = 0
+    # Credentials replaced by placeholders in this batch's documents (bodies and titles).
+    redactions: int = 0
 
 
 @attrs.frozen

@@ -17,6 +17,7 @@ from chat_recall.application.tools.output import dumps, size
 from chat_recall.application.tools.tool import Tool, ToolError, ToolResult
 from chat_recall.domain.errors import ChatRecallError
 from chat_recall.domain.ports import Clock, Telemetry
+from chat_recall.domain.redaction import count_placeholders
 from chat_recall.domain.telemetry import ToolCallEvent
 
 log = logging.getLogger("chat_recall.tools")
@@ -163,6 +164,7 @@ class ToolRegistry:
                 index_status=result.index_state,
                 truncated=result.truncated,
                 output_bytes=size(output),
+                redactions=count_placeholders(output),
             )
         )
         if card is None:

@@ -17,6 +17,7 @@ from chat_recall.domain.projection.project import (
     ProjectionMode,
     project_for_read,
     project_for_search,
+    redact_title,
 )
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "TagRule",
     "project_for_read",
     "project_for_search",
+    "redact_title",
 ]

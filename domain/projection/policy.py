@@ -13,6 +13,8 @@ from collections.abc import Mapping
 
 import attrs
 
+from chat_recall.domain.redaction import DEFAULT_REDACTION, RedactionPolicy
+
 
 class TagClass(enum.Enum):
     """What a tag's body is, and so what of it is kept."""
@@ -131,13 +133,15 @@ class MarkupPolicy:
     A name in `rules` uses its rule; any other name that fully matches `tag_pattern`
     is an unknown tag of the host's markup and fails closed with `unknown_rule`.
     Keep bodies are scanned for nested markup down to `max_keep_depth` levels; a keep
-    tag deeper than that is treated as `unknown_rule`.
+    tag deeper than that is treated as `unknown_rule`. `redaction` says which
+    credentials every projection (and chat title) replaces with a typed placeholder.
     """
 
     rules: Mapping[str, TagRule] = attrs.field(converter=_freeze_rules)
     tag_pattern: re.Pattern[str]
     unknown_rule: TagRule
     max_keep_depth: int = 4
+    redaction: RedactionPolicy = DEFAULT_REDACTION
     tag_start: re.Pattern[str] = attrs.field(
         init=False, eq=False, repr=False, default=attrs.Factory(_tag_start, takes_self=True)
     )
@@ -149,13 +153,16 @@ class MarkupPolicy:
         *,
         tag_pattern: str,
         unknown_rule: TagRule | None = None,
+        redaction: RedactionPolicy = DEFAULT_REDACTION,
     ) -> MarkupPolicy:
         """A host's own policy. `tag_pattern` is a regular expression for the whole
-        tag name of the host's markup (case-insensitive)."""
+        tag name of the host's markup (case-insensitive); `redaction` adds credential
+        shapes or allow-listed values to the default redaction."""
         return cls(
             rules=rules,
             tag_pattern=re.compile(tag_pattern, re.IGNORECASE),
             unknown_rule=unknown_rule or UNKNOWN_TAG_RULE,
+            redaction=redaction,
         )
 
     @classmethod
@@ -166,6 +173,10 @@ class MarkupPolicy:
     def with_rules(self, overrides: Mapping[str, TagRule]) -> MarkupPolicy:
         """This policy with some rules added or replaced."""
         return attrs.evolve(self, rules={**self.rules, **overrides})
+
+    def with_redaction(self, redaction: RedactionPolicy) -> MarkupPolicy:
+        """This policy with another redaction policy."""
+        return attrs.evolve(self, redaction=redaction)
 
     def recognises(self, name: str) -> bool:
         return name in self.rules or self.tag_pattern.fullmatch(name) is not None
@@ -181,11 +192,19 @@ class MarkupPolicy:
         return rule
 
     def fingerprint(self) -> str:
-        """A digest of the whole table; a derived index built under another
-        fingerprint is stale."""
+        """A digest of the whole table and the redaction policy; a derived index built
+        under another fingerprint is stale."""
         import hashlib  # here: only the indexer's stamp needs it, not every CLI start
 
-        text = repr((sorted(self.rules.items()), self.tag_pattern.pattern, self.unknown_rule))
+        text = repr(
+            (
+                sorted(self.rules.items()),
+                self.tag_pattern.pattern,
+                self.unknown_rule,
+                self.max_keep_depth,
+                self.redaction.fingerprint(),
+            )
+        )
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

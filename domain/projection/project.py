@@ -4,6 +4,10 @@
 - Assistant content is scanned (see `scanner`) and each tag obeys the policy table.
 - The search projection is one line of searchable text; the read projection keeps line
   structure and adds concise tool/error summaries, never payload bodies.
+- Credentials become typed placeholders (`[redacted aws-secret-key]`, see
+  `domain.redaction`) before anything is clipped, capped, indexed or excerpted, so no
+  cut can leave part of a secret behind. A text far longer than the cap is redacted
+  only in the head and tail windows the cap can keep (see `_windowed`).
 - Both are bounded to `PROJECTION_MAX_BYTES` of UTF-8 (head and tail kept).
 """
 
@@ -11,7 +15,8 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 
 import attrs
 
@@ -25,16 +30,26 @@ from chat_recall.domain.projection.text import (
     tidy_lines,
     valid_unicode,
 )
+from chat_recall.domain.redaction import Redaction, Redactor
+from chat_recall.domain.redaction.redactor import assemble
 
 # Bump whenever projection output changes for the same input and policy: the derived
 # index is rebuilt in the background when the stored version differs.
-PROJECTION_VERSION = 1
+PROJECTION_VERSION = 2
 
 # The cap is in UTF-8 bytes, the unit of every output budget; a capped projection keeps
 # its first PROJECTION_MAX_BYTES - PROJECTION_TAIL_BYTES bytes and its last
 # PROJECTION_TAIL_BYTES bytes around a marker.
 PROJECTION_MAX_BYTES = 32 * 1024
 PROJECTION_TAIL_BYTES = 8 * 1024
+
+# Redaction of texts longer than this many characters looks only at the windows the
+# byte cap can keep. `_REACH` is more than any redacted span plus the context its rules
+# read (private key blocks are capped at 20,000 characters, named values at 4,096,
+# context at 280), so a span that crosses a window's trusted edge is still seen whole.
+_WINDOWED_ABOVE = 256 * 1024
+_REACH = 32 * 1024
+_SLACK_BYTES = 256
 
 _QA = re.compile(r"<qa\b([^>]*)>(.*?)</qa>", re.DOTALL)
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
@@ -48,15 +63,22 @@ class ProjectionMode(enum.Enum):
 
 @attrs.frozen
 class Projection:
-    """The cleaned text of one message and whether the byte cap cut it."""
+    """The cleaned text of one message, whether the byte cap cut it, and how many
+    credentials of each kind were replaced by placeholders (counts, never content)."""
 
     text: str
     truncated: bool = False
+    redactions: Mapping[str, int] = attrs.field(factory=dict)
 
     @classmethod
-    def bounded(cls, text: str) -> Projection:
+    def bounded(cls, text: str, redactions: Mapping[str, int] | None = None) -> Projection:
         capped, truncated = cap_utf8(text, PROJECTION_MAX_BYTES, PROJECTION_TAIL_BYTES)
-        return cls(capped, truncated)
+        return cls(capped, truncated, dict(redactions or {}))
+
+    @property
+    def redacted(self) -> int:
+        """How many values were redacted."""
+        return sum(self.redactions.values())
 
     @property
     def is_empty(self) -> bool:
@@ -73,89 +95,177 @@ def project_for_read(message: MessageText, policy: MarkupPolicy = DEFAULT_POLICY
     return _project(message, policy, ProjectionMode.READ)
 
 
+def redact_title(title: str | None, policy: MarkupPolicy = DEFAULT_POLICY) -> Redaction:
+    """A chat title as it may be indexed and returned: valid Unicode, credentials
+    redacted (titles are searchable and shown)."""
+    return Redactor.of(policy.redaction).redact(valid_unicode(title or ""))
+
+
 def _project(message: MessageText, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:
+    renderer = _Renderer(mode, Redactor.of(policy.redaction))
     if message.role is Role.USER:
-        raw = message.content
+        raw = valid_unicode(message.content)
     else:
-        raw = "\n".join(_render(scan(message.content, policy), mode))
+        raw = valid_unicode("\n".join(renderer.render(scan(message.content, policy))))
     normalise = collapse_whitespace if mode is ProjectionMode.SEARCH else tidy_lines
-    return Projection.bounded(normalise(valid_unicode(raw)))
+    windowed = _windowed(raw, renderer.redactor, normalise, mode)
+    if windowed is None:
+        redaction = renderer.redactor.redact(raw)
+        renderer.counts.update(redaction.counts)
+        text = normalise(redaction.text)
+    else:
+        text, counts = windowed
+        renderer.counts.update(counts)
+    return Projection.bounded(text, dict(sorted(renderer.counts.items())))
 
 
-def _render(segments: tuple[Segment, ...], mode: ProjectionMode) -> Iterator[str]:
-    for segment in segments:
-        if isinstance(segment, Prose):
-            yield segment.text
-        else:
-            yield from _render_block(segment, mode)
+Normalise = Callable[[str], str]
 
 
-def _render_block(block: Block, mode: ProjectionMode) -> Iterator[str]:
-    rule = block.rule
-    if rule.tag_class is TagClass.DROP:
-        return
-    line = _metadata_line(block, mode)
-    if rule.tag_class is TagClass.KEEP:
-        if line is not None:
-            yield line
-        yield from _keep_body(block, mode)
-        return
-    url = _url_body(block) if rule.body is BodyRule.URL else None
-    if line is None and url is None and mode is ProjectionMode.SEARCH:
-        return  # bulky output with nothing concise to say
-    label = rule.label or block.name
-    line = line or f"[{label}]"
-    if url is not None:
-        line = f"{line[:-1]} {url}]"
-    elif mode is ProjectionMode.READ and block.body.strip():
-        lines = block.body.strip().count("\n") + 1
-        line = f"{line[:-1]} ({lines} line{'s' if lines != 1 else ''} omitted)]"
-    yield line
+def _windowed(
+    raw: str, redactor: Redactor, normalise: Normalise, mode: ProjectionMode
+) -> tuple[str, Counter[str]] | None:
+    """For a very long text, the redacted and normalised head and tail that the byte
+    cap keeps, joined: `cap_utf8` then gives exactly what it gives for the whole text
+    redacted, at the cost of the windows. None when the text is short or the windows
+    would meet (then the whole text is redacted).
 
-
-def _metadata_line(block: Block, mode: ProjectionMode) -> str | None:
-    """`[label subject: detail]` from allowlisted attributes, or None when a keep or
-    bulky tag has no attribute worth a line."""
-    rule = block.rule
-    fields = [_field(block, name, rule.attr_cap, named=rule.named) for name in rule.subject]
-    if mode is ProjectionMode.READ:
-        fields += [_field(block, name, rule.attr_cap, named=True) for name in rule.read_fields]
-    subject = [field for field in fields if field]
-    detail = [v for v in (_attribute_text(block, n, rule.attr_cap) for n in rule.detail) if v]
-    if not subject and not detail and rule.tag_class is not TagClass.META:
+    A window of `size + _REACH` characters is redacted whole, and only its part up to
+    `size` (extended to the end of a span crossing it) is used; a span that a window's
+    far edge cuts lies beyond that part. The window doubles until its normalised part
+    holds the bytes the cap keeps on that side, with slack."""
+    if len(raw) <= _WINDOWED_ABOVE:
         return None
-    parts = [rule.label or block.name.removeprefix("dyad-")]
-    if subject:
-        parts.append(" " + rule.joiner.join(subject))
-    if detail:
-        parts.append(": " + " — ".join(detail))
-    return "[" + "".join(parts) + "]"
+    head = _head(raw, redactor, normalise, PROJECTION_MAX_BYTES - PROJECTION_TAIL_BYTES)
+    tail = _tail(raw, redactor, normalise, PROJECTION_TAIL_BYTES)
+    if head is None or tail is None or head[2] >= tail[2]:
+        return None
+    joint = " " if mode is ProjectionMode.SEARCH else "\n"
+    return head[0] + joint + tail[0], head[1] + tail[1]
 
 
-def _field(block: Block, name: str, cap: int, *, named: bool) -> str:
-    value = _attribute_text(block, name, cap)
-    return f"{name}: {value}" if value and named else value
+def _head(
+    raw: str, redactor: Redactor, normalise: Normalise, need: int
+) -> tuple[str, Counter[str], int] | None:
+    size = 2 * need
+    while size + _REACH < len(raw) // 2:
+        window = raw[: size + _REACH]
+        spans = [span for span in redactor.spans(window) if span.start < size]
+        stop = max(size, spans[-1].end) if spans else size
+        redaction = assemble(window, spans, 0, stop)
+        text = normalise(redaction.text)
+        if len(text.encode("utf-8")) > need + _SLACK_BYTES:
+            return text, Counter(redaction.counts), stop
+        size *= 2
+    return None
 
 
-def _attribute_text(block: Block, name: str, cap: int) -> str:
-    value = block.attribute(name)
-    return clip_chars(collapse_whitespace(value), cap) if value else ""
+def _tail(
+    raw: str, redactor: Redactor, normalise: Normalise, need: int
+) -> tuple[str, Counter[str], int] | None:
+    size = 2 * need
+    while size + _REACH < len(raw) // 2:
+        offset = len(raw) - size - _REACH
+        window = raw[offset:]
+        spans = [span for span in redactor.spans(window) if span.end > _REACH]
+        begin = min(_REACH, spans[0].start) if spans else _REACH
+        redaction = assemble(window, spans, begin, len(window))
+        text = normalise(redaction.text)
+        if len(text.encode("utf-8")) > need + _SLACK_BYTES:
+            return text, Counter(redaction.counts), offset + begin
+        size *= 2
+    return None
 
 
-def _keep_body(block: Block, mode: ProjectionMode) -> Iterator[str]:
-    rule = block.rule
-    if rule.body is BodyRule.QA:
-        yield from _questionnaire(block.body)
-        return
-    cap = rule.body_cap
-    if rule.body is BodyRule.DROP:
-        cap = rule.read_body_cap if mode is ProjectionMode.READ else None
-        if cap is None:
+@attrs.define
+class _Renderer:
+    """Renders scanned segments. Every value that is clipped is redacted first, so a
+    clip never leaves the head of a secret that a later pass would no longer see whole;
+    the joined text is redacted once more by the caller."""
+
+    mode: ProjectionMode
+    redactor: Redactor
+    counts: Counter[str] = attrs.field(factory=Counter)
+
+    def clip(self, text: str, limit: int) -> str:
+        redaction = self.redactor.redact(text)
+        self.counts.update(redaction.counts)
+        return clip_chars(redaction.text, limit)
+
+    def render(self, segments: tuple[Segment, ...]) -> Iterator[str]:
+        for segment in segments:
+            if isinstance(segment, Prose):
+                yield segment.text
+            else:
+                yield from self._block(segment)
+
+    def _block(self, block: Block) -> Iterator[str]:
+        rule = block.rule
+        mode = self.mode
+        if rule.tag_class is TagClass.DROP:
             return
-        yield clip_chars(block.body.strip(), cap)
-        return
-    body = "\n".join(_render(block.children or (), mode))
-    yield clip_chars(body.strip(), cap) if cap is not None else body
+        line = self._metadata_line(block)
+        if rule.tag_class is TagClass.KEEP:
+            if line is not None:
+                yield line
+            yield from self._keep_body(block)
+            return
+        url = self._url_body(block) if rule.body is BodyRule.URL else None
+        if line is None and url is None and mode is ProjectionMode.SEARCH:
+            return  # bulky output with nothing concise to say
+        label = rule.label or block.name
+        line = line or f"[{label}]"
+        if url is not None:
+            line = f"{line[:-1]} {url}]"
+        elif mode is ProjectionMode.READ and block.body.strip():
+            lines = block.body.strip().count("\n") + 1
+            line = f"{line[:-1]} ({lines} line{'s' if lines != 1 else ''} omitted)]"
+        yield line
+
+    def _metadata_line(self, block: Block) -> str | None:
+        """`[label subject: detail]` from allowlisted attributes, or None when a keep or
+        bulky tag has no attribute worth a line."""
+        rule = block.rule
+        fields = [self._field(block, name, named=rule.named) for name in rule.subject]
+        if self.mode is ProjectionMode.READ:
+            fields += [self._field(block, name, named=True) for name in rule.read_fields]
+        subject = [field for field in fields if field]
+        detail = [v for v in (self._attribute_text(block, n) for n in rule.detail) if v]
+        if not subject and not detail and rule.tag_class is not TagClass.META:
+            return None
+        parts = [rule.label or block.name.removeprefix("dyad-")]
+        if subject:
+            parts.append(" " + rule.joiner.join(subject))
+        if detail:
+            parts.append(": " + " — ".join(detail))
+        return "[" + "".join(parts) + "]"
+
+    def _field(self, block: Block, name: str, *, named: bool) -> str:
+        value = self._attribute_text(block, name)
+        return f"{name}: {value}" if value and named else value
+
+    def _attribute_text(self, block: Block, name: str) -> str:
+        value = block.attribute(name)
+        return self.clip(collapse_whitespace(value), block.rule.attr_cap) if value else ""
+
+    def _keep_body(self, block: Block) -> Iterator[str]:
+        rule = block.rule
+        if rule.body is BodyRule.QA:
+            yield from _questionnaire(block.body)
+            return
+        cap = rule.body_cap
+        if rule.body is BodyRule.DROP:
+            cap = rule.read_body_cap if self.mode is ProjectionMode.READ else None
+            if cap is None:
+                return
+            yield self.clip(block.body.strip(), cap)
+            return
+        body = "\n".join(self.render(block.children or ()))
+        yield self.clip(body.strip(), cap) if cap is not None else body
+
+    def _url_body(self, block: Block) -> str | None:
+        found = _URL.search(block.body)
+        return self.clip(found.group(), _URL_CAP) if found else None
 
 
 def _questionnaire(body: str) -> Iterator[str]:
@@ -163,8 +273,3 @@ def _questionnaire(body: str) -> Iterator[str]:
         question = dict(parse_attributes(match.group(1))).get("question", "")
         answer = match.group(2).strip()
         yield f"Q: {collapse_whitespace(question)} A: {collapse_whitespace(answer)}"
-
-
-def _url_body(block: Block) -> str | None:
-    found = _URL.search(block.body)
-    return clip_chars(found.group(), _URL_CAP) if found else None

@@ -64,7 +64,7 @@ def test_consent_ask_shows_the_preview_and_obeys_the_answer() -> None:
     assert denied["error"]["kind"] == "consent_denied"
     assert asked[0].preview == (
         'Search historical chats for this app for "sessions" and provide matching excerpts '
-        "to the active AI model."
+        "to the active AI model (credentials such as API keys and passwords are redacted)."
     )
     assert "around message 2" in asked[1].preview
 

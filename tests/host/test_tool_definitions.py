@@ -57,10 +57,17 @@ def test_consent_previews_match_the_design() -> None:
     read = recall.registry.tool("read_chat")
     assert search.preview({"query": " auth "}) == (
         'Search historical chats for this app for "auth" and provide matching excerpts '
-        "to the active AI model."
+        "to the active AI model (credentials such as API keys and passwords are redacted)."
     )
     assert "around message 9" in read.preview({"chat_id": 3, "around_message_id": 9})
     assert "chat 3" in read.preview({"chat_id": 3})
+    assert "credentials such as API keys" in read.preview({"chat_id": 3})
+
+
+def test_descriptions_say_that_credentials_are_redacted() -> None:
+    for definition in (SEARCH_CHATS, READ_CHAT):
+        assert "Credentials" in definition.description
+        assert "[redacted " in definition.description
 
 
 def test_schema_defaults_and_bounds_are_what_the_parser_enforces() -> None:

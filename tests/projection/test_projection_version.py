@@ -16,9 +16,11 @@ from chat_recall.domain.projection import (
     project_for_read,
     project_for_search,
 )
+from tests.redaction.samples import positives
 
 PINNED_DIGESTS = {
     1: "65f39b26f0f9a67168b2e1b7332a7b100ef821d9b78d751ce590f03d388bb0b1",
+    2: "a98c612dd04c138d8eef19bdf7426fd361b2d6d91ddaea0f5436496674d1a17a",
 }
 
 
@@ -34,6 +36,13 @@ def fixture_messages() -> list[MessageText]:
         MessageText.assistant('Cut <dyad-write path="src/a.ts'),
         MessageText.assistant("<think>hidden</think><thinking>also hidden</thinking>"),
         MessageText.assistant("x" * 40_000 + " end"),
+        # Version 2: credentials become typed placeholders.
+        MessageText.user("\n".join(sample.text for sample in positives())),
+        MessageText.assistant(
+            "\n".join(sample.text for sample in positives()[::3])
+            + '<dyad-write path="src/env.ts" description="set DB_PASSWORD=hunter2x9">'
+            "body</dyad-write>"
+        ),
         # Scanner edge cases: angle brackets that start no tag, stray and cut closers,
         # self-closing tags, `>` inside quoted values, an unterminated value, deep keep
         # nesting, unknown names of the host's markup, controls and a lone surrogate.

@@ -1,0 +1,142 @@
+"""Secrets never reach the model: both tools, on both adapters, return no credential of
+the table in any field (titles, excerpts, message texts, cards), whatever is searched."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.telemetry import RecordingTelemetry
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.ports import Telemetry
+from chat_recall.domain.projection import DEFAULT_POLICY
+from chat_recall.domain.redaction import DEFAULT_REDACTION
+from chat_recall.domain.telemetry import IndexBatchEvent, ToolCallEvent
+from chat_recall.domain.text import tokenize
+from tests.redaction.leaks import all_text, leaked
+from tests.redaction.samples import Positive, positives
+from tests.tools.conftest import ASSISTANT, USER, chat
+
+SAMPLES = positives()
+
+
+def _escape(text: str) -> str:
+    for raw, entity in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
+        text = text.replace(raw, entity)
+    return text
+
+
+def _seed(recall: ChatRecall) -> list[int]:
+    """One chat per three samples: each sample in the title (every other one), in a
+    user message, and in an assistant message's prose and tag attribute."""
+    chat_ids = []
+    for index in range(0, len(SAMPLES), 3):
+        group = SAMPLES[index : index + 3]
+        title = f"Deploy notes {index} {group[0].text[:300]}" if index % 2 else f"Deploy {index}"
+        messages = []
+        for sample in group:
+            messages.append((USER, f"deploy credentials for staging:\n{sample.text}\nwire them"))
+            messages.append(
+                (
+                    ASSISTANT,
+                    f"Wired the deploy credentials. {sample.text} "
+                    f'<dyad-write path="src/env.ts" description="deploy {_escape(sample.text)}">'
+                    f"{sample.text}</dyad-write>",
+                )
+            )
+        chat_id, _ = chat(recall, 1, title, messages, start=1_700_000_000 + index * 1000)
+        chat_ids.append(chat_id)
+    recall.indexer.run_until_idle()
+    return chat_ids
+
+
+def _queries(sample: Positive) -> list[str]:
+    tokens = tokenize(sample.secret)
+    return [" ".join(tokens[:3]) or "deploy", sample.kind.replace("-", " ")]
+
+
+def test_a_credential_in_the_query_is_not_echoed(recall: ChatRecall) -> None:
+    _seed(recall)
+    for sample in SAMPLES[::4]:
+        outcome = recall.call_tool("search_chats", CallContext(1), {"query": sample.text[:400]})
+        assert leaked(sample.secret, outcome.output + outcome.card) == []
+
+
+def _assert_nothing_leaks(outputs: list[str]) -> None:
+    text = "\n".join(outputs)
+    for sample in SAMPLES:
+        assert leaked(sample.secret, text) == [], sample.id
+
+
+def test_no_tool_output_or_card_holds_a_credential(recall: ChatRecall) -> None:
+    chat_ids = _seed(recall)
+    context = CallContext(1)
+    outputs: list[str] = []
+    queries = ["deploy credentials", "deploy notes", "redacted", "password", "key token"]
+    queries += sorted({q for sample in SAMPLES for q in _queries(sample)})
+    found = 0
+    for query in queries:
+        outcome = recall.call_tool("search_chats", context, {"query": query, "limit": 20})
+        payload = json.loads(outcome.output)
+        found += len(payload.get("results", []))
+        # The query is echoed as sent (a credential in it redacted), and so are the
+        # words found nowhere; a bare fragment of a secret that the agent itself sent is
+        # not history, so these echoes are left out. matched_terms stay checked: a
+        # fragment found in a chat would prove the secret is there.
+        echoed = payload.pop("query", "")
+        assert echoed in query or "[redacted " in echoed
+        payload.pop("unmatched_terms", None)
+        payload.pop("query_note", None)
+        outputs += [all_text(json.dumps(payload)), re.sub(r' query="[^"]*"', "", outcome.card)]
+    assert found > 0  # the searches did return the chats, only without their secrets
+    for chat_id in chat_ids:
+        page = recall.call_tool("read_chat", context, {"chat_id": chat_id, "limit": 20})
+        outputs += [all_text(page.output), page.card]
+        first = json.loads(page.output)["messages"][0]["message_id"]
+        around = recall.call_tool(
+            "read_chat", context, {"chat_id": chat_id, "around_message_id": first}
+        )
+        outputs += [all_text(around.output), around.card]
+    _assert_nothing_leaks(outputs)
+    assert "[redacted " in "\n".join(outputs)
+
+
+def test_placeholders_say_what_was_there(recall: ChatRecall) -> None:
+    _seed(recall)
+    output = json.loads(recall.search_chats(CallContext(1), {"query": "aws secret key"}))
+    excerpts = " ".join(m["excerpt"] for r in output["results"] for m in r["matches"])
+    assert "[redacted aws-secret-key]" in excerpts
+
+
+def test_telemetry_counts_redactions_without_content() -> None:
+    telemetry = RecordingTelemetry()
+    recall = bootstrap.in_memory(overrides={Telemetry: telemetry})
+    chat_ids = _seed(recall)
+    recall.read_chat(CallContext(1), {"chat_id": chat_ids[0]})
+    batches = [e for e in telemetry.events if isinstance(e, IndexBatchEvent)]
+    calls = [e for e in telemetry.events if isinstance(e, ToolCallEvent)]
+    assert sum(e.redactions for e in batches) >= 2 * len(SAMPLES)
+    assert calls[-1].redactions >= 2
+    _assert_nothing_leaks([repr(event) for event in telemetry.events])
+
+
+def test_a_changed_redaction_policy_re_projects_the_index(tmp_path: Path) -> None:
+    token = "acme_" + "0123456789abcdef" * 2
+    recall = bootstrap.sqlite(tmp_path / "host.db", create_host_schema=True)
+    chat(recall, 1, "Acme", [f"the acme deploy uses {token} for now"])
+    recall.indexer.run_until_idle()
+    before = recall.search_chats(CallContext(1), {"query": "acme deploy"})
+    assert token in before
+    recall.close()
+    policy = DEFAULT_POLICY.with_redaction(
+        DEFAULT_REDACTION.with_pattern("acme-token", r"acme_[0-9a-f]{32}")
+    )
+    recall = bootstrap.sqlite(tmp_path / "host.db", policy=policy)
+    recall.indexer.run_until_idle()
+    after = recall.search_chats(CallContext(1), {"query": "acme deploy"})
+    assert token not in after
+    assert "[redacted acme-token]" in after
+    recall.close()
