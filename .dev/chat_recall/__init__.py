@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from chat_recall.domain.model import AppId, ChatId, MessageId
     from chat_recall.domain.ports import Telemetry
     from chat_recall.domain.projection import MarkupPolicy, TagClass, TagRule
+    from chat_recall.domain.redaction import RedactionPolicy, SecretRule
     from chat_recall.domain.telemetry import IndexBatchEvent, TelemetryEvent, ToolCallEvent
 
 # Public name -> the module that defines it. `tests/test_public_api.py` keeps this,
@@ -83,6 +84,8 @@ _EXPORTS: dict[str, str] = {
     "MarkupPolicy": "chat_recall.domain.projection",
     "TagClass": "chat_recall.domain.projection",
     "TagRule": "chat_recall.domain.projection",
+    "RedactionPolicy": "chat_recall.domain.redaction",
+    "SecretRule": "chat_recall.domain.redaction",
     "IndexBatchEvent": "chat_recall.domain.telemetry",
     "TelemetryEvent": "chat_recall.domain.telemetry",
     "ToolCallEvent": "chat_recall.domain.telemetry",
@@ -108,9 +111,11 @@ __all__ = [
     "MessageId",
     "NotFound",
     "ReadChatOutput",
+    "RedactionPolicy",
     "Role",
     "SchemaMismatch",
     "SearchChatsOutput",
+    "SecretRule",
     "StorageError",
     "TagClass",
     "TagRule",

@@ -188,6 +188,8 @@ class _Renderer:
     counts: Counter[str] = attrs.field(factory=Counter)
 
     def clip(self, text: str, limit: int) -> str:
+        if len(text) <= limit:
+            return text  # nothing is cut: the pass over the joined text redacts it
         redaction = self.redactor.redact(text)
         self.counts.update(redaction.counts)
         return clip_chars(redaction.text, limit)

@@ -1,6 +1,7 @@
 """Projection throughput on three 5 MB assistant messages: thousands of small tags; a
 few whole files (bulky bodies the scanner must skip); prose full of `<` that starts no
-tag (code and JSX outside any tag).
+tag (code and JSX outside any tag); and a 5 MB user paste (never scanned for markup: the
+credential redaction and the byte cap do all the work).
 
 Run: python tests/benchmarks/bench_projection.py
 Prints figures (median and best CPU time of 7 runs); asserts nothing (timing targets
@@ -13,7 +14,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from chat_recall.domain.messages import MessageText
+from chat_recall.domain.messages import MessageText, Role
 from chat_recall.domain.projection import project_for_read, project_for_search
 
 TARGET_BYTES = 5 * 1024 * 1024
@@ -60,14 +61,15 @@ def build_bracket_prose(target_bytes: int = TARGET_BYTES) -> str:
 
 
 def main() -> None:
-    for label, content in (
-        ("tag-dense", build_message()),
-        ("payload-heavy", build_payload_message()),
-        ("bracket prose", build_bracket_prose()),
+    for label, content, role in (
+        ("tag-dense", build_message(), Role.ASSISTANT),
+        ("payload-heavy", build_payload_message(), Role.ASSISTANT),
+        ("bracket prose", build_bracket_prose(), Role.ASSISTANT),
+        ("user paste", build_payload_message(), Role.USER),
     ):
         tags = content.count("<dyad-") + content.count("<think>")
         size = len(content.encode("utf-8")) / 1e6
-        message = MessageText.assistant(content)
+        message = MessageText(role, content)
         for name, project in (("search", project_for_search), ("read", project_for_read)):
             timings = []
             for _ in range(7):

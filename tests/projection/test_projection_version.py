@@ -20,7 +20,7 @@ from tests.redaction.samples import positives
 
 PINNED_DIGESTS = {
     1: "65f39b26f0f9a67168b2e1b7332a7b100ef821d9b78d751ce590f03d388bb0b1",
-    2: "a98c612dd04c138d8eef19bdf7426fd361b2d6d91ddaea0f5436496674d1a17a",
+    2: "0ebf589f578649ffb54fccb0e6c3ab1e7ab197cfc12b7a1a2d9fdfd356d37380",
 }
 
 

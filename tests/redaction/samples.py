@@ -191,6 +191,8 @@ def positives(seed: int = 7) -> list[Positive]:
         ("authorization", f"use the header Bearer {(p := g(B62, 32))} for calls", p),
         ("authorization", f"-H 'Authorization: token {(p := g(HEX, 40))}'", p),
         ("cookie", f"Cookie: session={(p := g(B64URL, 40))}; theme=dark", p),
+        ("credential", f'{{"credentials": "{(p := g(B64URL, 32))}"}}', p),
+        ("atlassian-token", f"ATLASSIAN={(p := 'ATATT3' + g(B64URL, 186))}", p),
     ]
     samples += [Positive(kind, text, secret) for kind, text, secret in named]
     return samples
