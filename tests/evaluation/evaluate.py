@@ -92,18 +92,28 @@ class Corpus:
     message_ids: Mapping[tuple[int, str], int]  # (app, label) -> message id
 
 
-def load(*, memory: bool = False, analysis: TextAnalysis | None = None) -> Corpus:
+def load(
+    *, memory: bool = False, analysis: TextAnalysis | None = None, postgres: str | None = None
+) -> Corpus:
     """Write every app's history through the host writer and index it under `analysis`
     (default: the shipped one). SQLite FTS5 by default; `memory=True` uses the
-    in-memory twin (same scores)."""
+    in-memory twin (same scores); `postgres` (a server's URL) the PostgreSQL adapter, in
+    a fresh schema."""
     analysis = analysis or TextAnalysis.default()
-    recall = (
-        bootstrap.in_memory(analysis=analysis)
-        if memory
-        else bootstrap.sqlite(
-            sqlite3.connect(":memory:"), create_host_schema=True, analysis=analysis
+    if postgres is not None:
+        recall = bootstrap.postgres(
+            _fresh_schema(postgres, f"evaluation_{analysis.name}"),
+            create_host_schema=True,
+            analysis=analysis,
         )
-    )
+    else:
+        recall = (
+            bootstrap.in_memory(analysis=analysis)
+            if memory
+            else bootstrap.sqlite(
+                sqlite3.connect(":memory:"), create_host_schema=True, analysis=analysis
+            )
+        )
     apps = load_apps()
     chat_ids: dict[tuple[int, str], int] = {}
     message_ids: dict[tuple[int, str], int] = {}
@@ -125,6 +135,16 @@ def load(*, memory: bool = False, analysis: TextAnalysis | None = None) -> Corpu
                     message_ids[(app.id, message.label)] = message_id
     recall.indexer.run_until_idle()
     return Corpus(recall, apps, chat_ids, message_ids)
+
+
+def _fresh_schema(url: str, schema: str) -> str:
+    """`url` with its search_path on a new, empty schema."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        connection.execute(f"CREATE SCHEMA {schema}")
+    return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
 
 
 def search_tool(corpus: Corpus, policy: SearchPolicy) -> Callable[[int, str], Any]:
@@ -207,11 +227,14 @@ class Corpora:
     """One loaded corpus per text analysis, loaded when first asked for."""
 
     memory: bool = False
+    postgres: str | None = None
     _loaded: dict[TextAnalysis, Corpus] = attrs.field(factory=dict)
 
     def __call__(self, analysis: TextAnalysis) -> Corpus:
         if analysis not in self._loaded:
-            self._loaded[analysis] = load(memory=self.memory, analysis=analysis)
+            self._loaded[analysis] = load(
+                memory=self.memory, analysis=analysis, postgres=self.postgres
+            )
         return self._loaded[analysis]
 
 
@@ -342,8 +365,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--half", choices=(*HALVES, "both"), default="both")
     parser.add_argument("--ablations", action="store_true")
     parser.add_argument("--memory", action="store_true", help="use the in-memory adapter")
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="URL",
+        help="use the PostgreSQL adapter: on the server at URL, or without one on a "
+        "throwaway server this run starts (tests/postgres_server.py)",
+    )
     arguments = parser.parse_args(argv)
-    corpora = Corpora(memory=arguments.memory)
+    if arguments.postgres == "":
+        from tests.postgres_server import running_server
+
+        with running_server() as server:
+            _report(arguments, Corpora(postgres=server.dsn()))
+        return
+    _report(arguments, Corpora(memory=arguments.memory, postgres=arguments.postgres))
+
+
+def _report(arguments: argparse.Namespace, corpora: Corpora) -> None:
     corpus = corpora(TextAnalysis.default())
     split = read_split()
     questions = sum(len(app.questions) for app in corpus.apps)
