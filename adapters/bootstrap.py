@@ -220,6 +220,7 @@ def postgres(
     connection's search_path.
     """
     from chat_recall.adapters.postgres import setup as pg_setup
+    from chat_recall.adapters.postgres.audit import PostgresIndexAudit
     from chat_recall.adapters.postgres.database import PostgresDatabase
     from chat_recall.adapters.postgres.dirty_queue import PostgresDirtyQueue
     from chat_recall.adapters.postgres.host_writer import PostgresHostWriter
@@ -249,7 +250,7 @@ def postgres(
     container.register(IndexUnitOfWork, PostgresIndexUnitOfWork, scope=punq.Scope.singleton)
     container.register(DirtyQueue, PostgresDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, PostgresHostWriter, scope=punq.Scope.singleton)
-    container.register(IndexAudit, instance=UncheckedIndexAudit())
+    container.register(IndexAudit, PostgresIndexAudit, scope=punq.Scope.singleton)
     recall = _finish(container, overrides or {})
     recall.on_close(database.close)
     return recall

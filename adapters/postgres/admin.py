@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 
 from chat_recall.adapters.postgres import migrations, setup
+from chat_recall.adapters.postgres.audit import PostgresIndexAudit, findings
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.adapters.postgres.importer import import_lines
 from chat_recall.adapters.sqlite.admin import (
@@ -150,67 +151,15 @@ def status(url: str, schema: HostSchema) -> StatusReport:
 
 
 def repair(url: str, schema: HostSchema) -> RepairReport:
-    """Restore what drifted in place: the triggers and the schema (an install is
-    idempotent and recreates them), then the per-app statistics recounted."""
+    """Restore what drifted in place (`PostgresIndexAudit.repair`)."""
     started = time.monotonic()
     with _database(url, schema) as database:
-        before = [c for c in database.read(drift_checks) if not c.ok]
-        setup.start(database)
-        database.write(recount)
-    return RepairReport(
-        tuple(f"{c.subject}: {c.problem}" for c in before), time.monotonic() - started
-    )
-
-
-def recount(connection: psycopg.Connection[Any]) -> None:
-    connection.execute(
-        f"UPDATE {migrations.APPS} AS a SET documents = c.documents, terms = c.terms "
-        f"FROM (SELECT a2.app_id, count(d.message_id) AS documents, "
-        f"COALESCE(sum(d.terms), 0) AS terms FROM {migrations.APPS} AS a2 "
-        f"LEFT JOIN {migrations.DOCS} AS d ON d.app_id = a2.app_id GROUP BY a2.app_id) AS c "
-        "WHERE a.app_id = c.app_id"
-    )
+        done = PostgresIndexAudit(database).repair()
+    return RepairReport(tuple(done), time.monotonic() - started)
 
 
 def drift_checks(connection: psycopg.Connection[Any]) -> list[CheckStatus]:
-    """Drift: a trigger missing or disabled (dropped by a migration tool), the per-app
-    statistics not matching the documents. Read-only."""
-    checks: list[CheckStatus] = []
-    present = {
-        row[0]
-        for row in connection.execute(
-            "SELECT t.tgname FROM pg_trigger AS t JOIN pg_class AS r ON r.oid = t.tgrelid "
-            "WHERE r.relnamespace = current_schema()::regnamespace AND t.tgenabled <> 'D'"
-        )
-    }
-    for name in migrations.TRIGGER_TABLES:
-        missing = name not in present
-        checks.append(
-            CheckStatus(
-                "trigger",
-                name,
-                not missing,
-                "missing or disabled: host writes are not indexed" if missing else None,
-                "repair" if missing else None,
-            )
-        )
-    rows = connection.execute(
-        f"SELECT a.app_id, a.documents, count(d.message_id) FROM {migrations.APPS} AS a "
-        f"LEFT JOIN {migrations.DOCS} AS d ON d.app_id = a.app_id "
-        "GROUP BY a.app_id, a.documents ORDER BY a.app_id"
-    ).fetchall()
-    for app_id, counted, actual in rows:
-        wrong = counted != actual
-        checks.append(
-            CheckStatus(
-                "statistics",
-                f"app {app_id}",
-                not wrong,
-                f"statistics count {counted} documents for {actual}" if wrong else None,
-                "repair" if wrong else None,
-            )
-        )
-    return checks
+    return [CheckStatus(f.check, f.subject, f.ok, f.problem, f.fix) for f in findings(connection)]
 
 
 def _without_password(url: str) -> str:
