@@ -19,7 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from chat_recall.adapters.bootstrap import custom, in_memory, sqlite
+    from chat_recall.adapters.bootstrap import custom, in_memory, postgres, sqlite
     from chat_recall.adapters.memory.database import InMemoryDatabase
     from chat_recall.adapters.sqlite.schema import HostSchema
     from chat_recall.application.indexer import IndexerSettings
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 # `__all__` and the typing imports above in step.
 _EXPORTS: dict[str, str] = {
     "sqlite": "chat_recall.adapters.bootstrap",
+    "postgres": "chat_recall.adapters.bootstrap",
     "in_memory": "chat_recall.adapters.bootstrap",
     "custom": "chat_recall.adapters.bootstrap",
     "InMemoryDatabase": "chat_recall.adapters.memory.database",
@@ -129,6 +130,7 @@ __all__ = [
     "__version__",
     "custom",
     "in_memory",
+    "postgres",
     "sqlite",
 ]
 
