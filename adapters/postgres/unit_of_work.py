@@ -2,8 +2,8 @@
 documents and the dirty markers, applied at most once across indexer processes.
 
 The writer collects the batch's operations and applies them when the block ends, in
-one transaction that first takes the batch advisory lock (two indexers never apply at
-the same time) and then claims the batch's markers: `DELETE ... WHERE seq = <read>
+one transaction that takes the batch advisory lock (two indexers never apply at the
+same time), writes, and then claims the batch's markers: `DELETE ... WHERE seq = <read>
 RETURNING`. A marker another indexer already cleared, or the host marked again since
 it was read, is not claimed, and the documents written for it are dropped: another
 process applied that row already, or a newer version of it is pending. Writes without
@@ -45,24 +45,51 @@ class PostgresIndexWriter:
         self.quarantined.extend(rows)
 
     def apply(self, connection: psycopg.Connection[Any], index: PostgresIndexStore) -> None:
+        """Writes first, the claim last, so a marker row is locked (and a host write to
+        its message waits) only for the moment before the commit. If some marker
+        cannot be claimed, the writes are rolled back to a savepoint and redone for
+        the claimed markers only."""
         connection.execute(f"SELECT pg_advisory_xact_lock({lock_key_sql(LOCK_BATCH)})")
-        stale: set[MessageId] = set()
-        if self.markers:
-            claimed = {
-                MessageId(row[0])
-                for row in connection.execute(
-                    f"DELETE FROM {DIRTY_MESSAGES} AS d USING unnest(%s::bigint[], "
-                    "%s::bigint[]) AS u(id, seq) WHERE d.message_id = u.id AND d.seq = u.seq "
-                    "RETURNING d.message_id",
-                    ([m.id for m in self.markers], [m.seq for m in self.markers]),
-                )
-            }
-            stale = {m.id for m in self.markers} - claimed
-        puts = index.still_sourced(connection, [d for d in self.puts if d.message_id not in stale])
+        try:
+            with connection.transaction():  # a savepoint
+                self._write(connection, index, stale=set())
+                stale = self._claim(connection)
+                if stale:
+                    raise _Stale(stale)
+        except _Stale as found:
+            self._claim(connection)
+            self._write(connection, index, stale=found.ids)
+
+    def _claim(self, connection: psycopg.Connection[Any]) -> set[MessageId]:
+        """Delete the markers whose seq is still the one read; the ids not claimed."""
+        if not self.markers:
+            return set()
+        claimed = {
+            MessageId(row[0])
+            for row in connection.execute(
+                f"DELETE FROM {DIRTY_MESSAGES} AS d USING unnest(%s::bigint[], "
+                "%s::bigint[]) AS u(id, seq) WHERE d.message_id = u.id AND d.seq = u.seq "
+                "RETURNING d.message_id",
+                ([m.id for m in self.markers], [m.seq for m in self.markers]),
+            )
+        }
+        return {m.id for m in self.markers} - claimed
+
+    def _write(
+        self, connection: psycopg.Connection[Any], index: PostgresIndexStore, stale: set[MessageId]
+    ) -> None:
+        puts = [d for d in self.puts if d.message_id not in stale]
         removals = [i for i in self.removals if i not in stale]
         index.remove(connection, removals + [d.message_id for d in puts])
-        index.put(connection, puts, removed=True)
+        # A row the batch read before the host deleted or moved it is not put back.
+        index.put(connection, index.still_sourced(connection, puts), removed=True)
         index.set_aside(connection, [r for r in self.quarantined if r.message_id not in stale])
+
+
+class _Stale(Exception):
+    def __init__(self, ids: set[MessageId]) -> None:
+        super().__init__(f"{len(ids)} markers were applied or marked again elsewhere")
+        self.ids = ids
 
 
 @attrs.define

@@ -117,3 +117,39 @@ def test_a_lost_connection_is_retried_not_raised(recall: ChatRecall, postgres_ds
     assert len(found(recall, "survives")) == 1  # the read was tried again, fresh
     output = recall.search_chats(CallContext(APP), {"query": "survives"})
     assert '"error"' not in output
+
+
+def test_odd_host_values_are_quarantined_and_every_other_row_indexed(postgres_dsn: str) -> None:
+    """A host whose times are text (ISO, milliseconds, or junk) and whose flag is an
+    integer: readable rows are indexed, the rest set aside with their reason, and
+    read_chat shows the chat with placeholders instead of failing."""
+    with psycopg.connect(postgres_dsn) as connection:
+        connection.execute(
+            "CREATE TABLE chats (id bigint PRIMARY KEY, app_id bigint, title text, created_at text)"
+        )
+        connection.execute(
+            "CREATE TABLE messages (id bigint PRIMARY KEY, chat_id bigint REFERENCES chats "
+            "ON DELETE CASCADE, role text, content text, created_at text, "
+            "is_compaction_summary integer)"
+        )
+        connection.execute("INSERT INTO chats VALUES (1, 1, 'odd', '2024-01-01 10:00:00')")
+        connection.execute(
+            "INSERT INTO messages VALUES "
+            "(1, 1, 'user', 'iso words', '2024-01-01T10:00:00Z', 0), "
+            "(2, 1, 'user', 'millis words', '1704103200000', 1), "
+            "(3, 1, 'user', 'junk words', 'yesterday', 0), "
+            "(4, 1, 'user', 'empty words', '', 0), "
+            "(5, 1, 'user', 'missing words', NULL, 0)"
+        )
+    with bootstrap.postgres(postgres_dsn) as recall:
+        recall.indexer.run_until_idle()
+        assert found(recall, "words") == [1, 2]
+        quarantine = recall.index.quarantine(10)
+        assert [(row.message_id, row.reason.value) for row in quarantine.rows] == [
+            (3, "timestamp_unparseable"),
+            (4, "timestamp_unparseable"),
+            (5, "timestamp_missing"),
+        ]
+        output = recall.read_chat(CallContext(APP), {"chat_id": 1})
+        assert '"error"' not in output
+        assert recall.dirty.backlog().messages == 0
