@@ -268,10 +268,13 @@ class PostgresIndexStore:
         return self.database.write(step)
 
     def _message_in_chat(self, alias: str) -> str:
+        """The inside of an EXISTS: the document's message in its chat. `OFFSET 0`
+        keeps it a per-row index probe: as an anti-join the planner may hash the whole
+        host table for a bounded step."""
         s = self.database.schema
         return (
             f"{s.q('messages')} AS m WHERE m.{s.q('message_id')} = {alias}.message_id "
-            f"AND m.{s.q('message_chat_id')} = {alias}.chat_id"
+            f"AND m.{s.q('message_chat_id')} = {alias}.chat_id OFFSET 0"
         )
 
     def _documents_of_deleted_chats(
@@ -299,7 +302,8 @@ class PostgresIndexStore:
             f"AND NOT EXISTS (SELECT 1 FROM {s.q('messages')} AS m "
             f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
             f"WHERE m.{s.q('message_id')} = d.message_id "
-            f"AND m.{s.q('message_chat_id')} = d.chat_id AND c.{s.q('chat_app_id')} = d.app_id)",
+            f"AND m.{s.q('message_chat_id')} = d.chat_id AND c.{s.q('chat_app_id')} = d.app_id "
+            "OFFSET 0)",
             (list(ids),),
         ).fetchall()
         return [MessageId(row[0]) for row in rows]

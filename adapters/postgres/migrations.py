@@ -129,18 +129,19 @@ def _functions(schema: HostSchema) -> dict[str, str]:
                 NEW.{mchat})
         ON CONFLICT (message_id) DO UPDATE
             SET seq = EXCLUDED.seq, app_id = EXCLUDED.app_id, chat_id = EXCLUDED.chat_id;"""
+    # One statement (one executor start in the host's transaction, not two).
     forget_message = f"""
+        WITH unmarked AS (DELETE FROM {DIRTY_MESSAGES} WHERE message_id = OLD.{mid})
         INSERT INTO {PURGE} (message_id, app_id)
             SELECT d.message_id, d.app_id FROM {DOCS} AS d WHERE d.message_id = OLD.{mid}
-            ON CONFLICT (message_id) DO NOTHING;
-        DELETE FROM {DIRTY_MESSAGES} WHERE message_id = OLD.{mid};"""
+            ON CONFLICT (message_id) DO NOTHING;"""
     mark_chat = f"""
         INSERT INTO {DIRTY_CHATS} (chat_id, app_id) VALUES (NEW.{cid}, NEW.{capp})
         ON CONFLICT (chat_id) DO UPDATE SET seq = EXCLUDED.seq, app_id = EXCLUDED.app_id;"""
     forget_chat = f"""
+        WITH unmarked AS (DELETE FROM {DIRTY_CHATS} WHERE chat_id = OLD.{cid})
         INSERT INTO {DELETED_CHATS} (chat_id, app_id) VALUES (OLD.{cid}, OLD.{capp})
-        ON CONFLICT (chat_id) DO NOTHING;
-        DELETE FROM {DIRTY_CHATS} WHERE chat_id = OLD.{cid};"""
+        ON CONFLICT (chat_id) DO NOTHING;"""
     return {
         "chat_recall_message_inserted": mark_message,
         "chat_recall_message_updated": f"""

@@ -78,11 +78,12 @@ class PostgresIndexWriter:
     def _write(
         self, connection: psycopg.Connection[Any], index: PostgresIndexStore, stale: set[MessageId]
     ) -> None:
-        puts = [d for d in self.puts if d.message_id not in stale]
+        # A row the batch read before the host deleted or moved it is not put back (and
+        # does not displace the document its message has).
+        puts = index.still_sourced(connection, [d for d in self.puts if d.message_id not in stale])
         removals = [i for i in self.removals if i not in stale]
         index.remove(connection, removals + [d.message_id for d in puts])
-        # A row the batch read before the host deleted or moved it is not put back.
-        index.put(connection, index.still_sourced(connection, puts), removed=True)
+        index.put(connection, puts, removed=True)
         index.set_aside(connection, [r for r in self.quarantined if r.message_id not in stale])
 
 
