@@ -9,13 +9,23 @@ from pathlib import Path
 
 import pytest
 
+from chat_recall.adapters.engines import Engine
 from tests.benchmarks.bench_scale import QUERY_CLASSES, run
 from tests.benchmarks.fixture import generate
 
 
-@pytest.mark.parametrize(("profile", "messages"), [("standard", 4_000), ("heavy", 2_000)])
-def test_a_small_benchmark_run_is_correct_and_complete(profile: str, messages: int) -> None:
-    results = run(messages, None, repeats=2, profile=profile)
+@pytest.mark.parametrize(
+    ("profile", "messages", "engine"),
+    [
+        ("standard", 4_000, Engine.SQLITE),
+        ("heavy", 2_000, Engine.SQLITE),
+        ("heavy", 2_000, Engine.TANTIVY),
+    ],
+)
+def test_a_small_benchmark_run_is_correct_and_complete(
+    profile: str, messages: int, engine: Engine
+) -> None:
+    results = run(messages, None, repeats=2, profile=profile, engine=engine)
     correctness = results["correctness"]
     assert correctness["planted_rare_terms"] > 0
     assert correctness["hidden_terms"] > 0
@@ -29,6 +39,9 @@ def test_a_small_benchmark_run_is_correct_and_complete(profile: str, messages: i
     assert results["size"]["index_mb"] > 0
     for row in results["search"].values():
         assert row["matches_sent"] >= row["matches_words"] > 0
+    if engine is Engine.TANTIVY:
+        assert results["raw_tantivy_insert"]["messages"] > 0
+        assert results["size"]["tantivy_mb"] > 0
 
 
 def test_the_heavy_profile_has_the_shape_of_issue_16(tmp_path: Path) -> None:

@@ -5,7 +5,10 @@ sends and for the words alone), read_chat, index size on disk and memory. Prints
 table and writes JSON.
 
 Run: python -m tests.benchmarks.bench_scale --messages 1000000 --profile heavy
-     [--out bench-results/scale-heavy.json]
+     [--engine sqlite|tantivy] [--out bench-results/scale-heavy.json]
+With `--engine tantivy` the index is built by the tantivy engine and the raw-engine
+floors are tantivy's (the same compiled query, top 200, in the app's index; raw inserts
+of the same documents with one commit at the end).
 (`--messages 20000` runs in seconds; the test suite runs it small to keep it working.)
 """
 
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.adapters import bootstrap
+from chat_recall.adapters.engines import Engine, tantivy_directory
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
@@ -160,6 +164,34 @@ def raw_fts5_insert(directory: Path, documents: list[IndexDocument]) -> dict[str
     }
 
 
+def raw_tantivy_insert(directory: Path, documents: list[IndexDocument]) -> dict[str, Any]:
+    """The same documents (terms as the tantivy engine makes them) added straight to one
+    tantivy index and committed once: the engine's own insert speed, its backfill floor."""
+    import tantivy
+
+    from chat_recall.adapters.tantivy.engine import SCHEMA, to_tantivy
+    from chat_recall.domain.text.analysis import TextAnalysis
+
+    path = directory / "raw-tantivy"
+    path.mkdir()
+    index = tantivy.Index(SCHEMA, path=str(path))
+    writer = index.writer(16_000_000, 1)
+    analysis = TextAnalysis.default()
+    started, cpu_started = time.perf_counter(), time.process_time()
+    for document in documents:
+        writer.add_document(to_tantivy(document, analysis))
+    writer.commit()
+    elapsed = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
+    del writer, index
+    shutil.rmtree(path, ignore_errors=True)
+    return {
+        "messages": len(documents),
+        "messages_per_second": round(len(documents) / elapsed) if documents else None,
+        "cpu_messages_per_second": round(len(documents) / max(cpu, 1e-9)) if documents else None,
+    }
+
+
 def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
     started = time.perf_counter()
     projection = storage = merging = longest = longest_merge = 0.0
@@ -228,6 +260,11 @@ def index_size(path: Path) -> dict[str, Any]:
     }
 
 
+def tantivy_size(path: Path) -> float:
+    directory = tantivy_directory(path)
+    return round(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file()) / 1e6, 1)
+
+
 def _search(recall: ChatRecall, context: CallContext, text: str) -> None:
     recall.search_chats(context, {"query": text})
 
@@ -257,8 +294,32 @@ def _summary(timings: list[float]) -> dict[str, float]:
     }
 
 
+def _tantivy_query(recall: ChatRecall, app_id: int, match: MatchQuery) -> Any:
+    from chat_recall.adapters.tantivy.query import compile_match as compile_tantivy
+    from chat_recall.domain.query import FieldWeights
+
+    index = recall.index.indexes.index(app_id, create=False)  # type: ignore[attr-defined]
+    return index, compile_tantivy(match, FieldWeights(), recall.index.analysis)
+
+
+def _tantivy_floor(recall: ChatRecall, app_id: int, match: MatchQuery) -> None:
+    """One raw tantivy search, top 200 by bm25 in the app's index: the engine's floor."""
+    index, query = _tantivy_query(recall, app_id, match)
+    index.searcher().search(query, 200, count=False)
+
+
+def _tantivy_count(recall: ChatRecall, app_id: int, match: MatchQuery) -> int:
+    index, query = _tantivy_query(recall, app_id, match)
+    found: int = index.searcher().search(query, 1, count=True).count
+    return found
+
+
 def search_classes(
-    recall: ChatRecall, manifest: dict[str, Any], classes: dict[str, str | None], repeats: int
+    recall: ChatRecall,
+    manifest: dict[str, Any],
+    classes: dict[str, str | None],
+    repeats: int,
+    engine: Engine = Engine.SQLITE,
 ) -> dict[str, Any]:
     """Per class: chat-recall's search_chats, the raw FTS5 statement for the MATCH it
     sends (`floor_sent`), and for the query's words alone, each word one phrase, no
@@ -267,21 +328,32 @@ def search_classes(
     app_id = 1  # the largest app
     table = fts_table_name(app_id)
     rare = [entry for entry in manifest["rare_terms"] if entry["app_id"] == app_id]
+    tantivy_floors = engine is Engine.TANTIVY
     results = {}
     for name, query in classes.items():
         text = query or rare[0]["term"]
         plan = build_query(text)
-        sent = compile_match(plan.match, None)
-        words = compile_match(MatchQuery(tuple(term.phrase for term in plan.terms)), None)
+        words_only = MatchQuery(tuple(term.phrase for term in plan.terms))
+        if tantivy_floors:
+            sent, words = str(plan.match.phrases), str(words_only.phrases)
+            floor = partial(_tantivy_floor, recall, app_id)
+            count = partial(_tantivy_count, recall, app_id)
+            sent_query, words_query = plan.match, words_only
+        else:
+            sent = compile_match(plan.match, None)
+            words = compile_match(words_only, None)
+            floor = partial(_floor, database, table)
+            count = partial(_count, database, table)
+            sent_query, words_query = sent, words  # type: ignore[assignment]
         product = timed(partial(_search, recall, CallContext(app_id), text), repeats)
-        floor_sent = timed(partial(_floor, database, table, sent), repeats)
-        floor_words = timed(partial(_floor, database, table, words), repeats)
+        floor_sent = timed(partial(floor, sent_query), repeats)
+        floor_words = timed(partial(floor, words_query), repeats)
         results[name] = {
             "query": text,
             "match_sent": sent,
             "match_words": words,
-            "matches_sent": _count(database, table, sent),
-            "matches_words": _count(database, table, words),
+            "matches_sent": count(sent_query),
+            "matches_words": count(words_query),
             "search_chats": _summary(product),
             "floor_sent": _summary(floor_sent),
             "floor_words": _summary(floor_words),
@@ -350,18 +422,28 @@ def correctness(recall: ChatRecall, manifest: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(
-    messages: int, out: Path | None, repeats: int = 30, profile: str = "standard"
+    messages: int,
+    out: Path | None,
+    repeats: int = 30,
+    profile: str = "standard",
+    engine: Engine = Engine.SQLITE,
 ) -> dict[str, Any]:
     directory = Path(tempfile.mkdtemp(prefix="chat-recall-bench-"))
     path = directory / "fixture.db"
     try:
-        return _run(directory, path, messages, out, repeats, profile)
+        return _run(directory, path, messages, out, repeats, profile, engine)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
 
 def _run(
-    directory: Path, path: Path, messages: int, out: Path | None, repeats: int, profile: str
+    directory: Path,
+    path: Path,
+    messages: int,
+    out: Path | None,
+    repeats: int,
+    profile: str,
+    engine: Engine,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     manifest = generate(path, messages=messages, profile=profile)
@@ -372,10 +454,11 @@ def _run(
     ).fetchone()[0]
     connection.close()
     started = time.perf_counter()
-    recall = bootstrap.sqlite(path)
+    recall = bootstrap.sqlite(path, engine=engine)
     install = time.perf_counter() - started
     results: dict[str, Any] = {
         "profile": profile,
+        "engine": engine.value,
         "fixture": {
             "messages": manifest["messages"],
             "chats": manifest["chats"],
@@ -391,17 +474,21 @@ def _run(
     documents = projection.pop("_documents")
     results["projection"] = projection
     results["raw_fts5_insert"] = raw_fts5_insert(directory, documents)
+    if engine is Engine.TANTIVY:
+        results["raw_tantivy_insert"] = raw_tantivy_insert(directory, documents)
     del documents
     results["backfill"] = backfill(recall, manifest["messages"])
-    raw_rate = results["raw_fts5_insert"]["messages_per_second"]
+    raw_rate = results.get("raw_tantivy_insert", results["raw_fts5_insert"])["messages_per_second"]
     results["backfill"]["ratio_to_raw_fts5_insert"] = (
         round(results["backfill"]["messages_per_second"] / raw_rate, 2) if raw_rate else None
     )
-    results["search"] = search_classes(recall, manifest, QUERY_CLASSES[profile], repeats)
+    results["search"] = search_classes(recall, manifest, QUERY_CLASSES[profile], repeats, engine)
     results["read_chat"] = reads(recall, path, repeats * 5)
     results["correctness"] = correctness(recall, manifest)
     recall.close()
     results["size"] = index_size(path)
+    if engine is Engine.TANTIVY:
+        results["size"]["tantivy_mb"] = tantivy_size(path)
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -467,6 +554,14 @@ def print_table(results: dict[str, Any]) -> None:
         f"tables {size['host_mb']} MB, file {size['file_mb']} MB; peak RSS "
         f"{results['peak_rss_mb']} MB"
     )
+    if "tantivy_mb" in size:
+        tantivy_raw = results["raw_tantivy_insert"]
+        print(
+            f"tantivy engine: indexes beside the database {size['tantivy_mb']} MB; raw "
+            f"tantivy insert of the same documents {tantivy_raw['messages_per_second']:,} "
+            f"msg/s (CPU time {tantivy_raw['cpu_messages_per_second']:,}); the floors above "
+            "are tantivy's"
+        )
     print(f"correctness: {results['correctness']}")
 
 
@@ -478,9 +573,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument(
         "--engine",
-        choices=["sqlite", "postgres"],
+        choices=[*(engine.value for engine in Engine), "postgres"],
         default="sqlite",
-        help="postgres: the same fixture copied into PostgreSQL (tests/benchmarks/scale_postgres)",
+        help="tantivy: the tantivy engine beside the SQLite database; postgres: the same "
+        "fixture copied into PostgreSQL (tests/benchmarks/scale_postgres)",
     )
     parser.add_argument(
         "--dsn", default=None, help="postgres: a server to use (default: start a throwaway one)"
@@ -507,8 +603,10 @@ def main() -> None:
         out.write_text(json.dumps(results, indent=2, ensure_ascii=False))
         scale_postgres.print_table(results)
         return
-    out = arguments.out or Path(f"bench-results/scale-{arguments.profile}.json")
-    print_table(run(arguments.messages, out, arguments.repeats, arguments.profile))
+    engine = Engine(arguments.engine)
+    suffix = "" if engine is Engine.SQLITE else f"-{engine.value}"
+    out = arguments.out or Path(f"bench-results/scale-{arguments.profile}{suffix}.json")
+    print_table(run(arguments.messages, out, arguments.repeats, arguments.profile, engine))
 
 
 if __name__ == "__main__":
