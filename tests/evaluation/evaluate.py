@@ -25,6 +25,7 @@ import hashlib
 import json
 import random
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 import attrs
 
 from chat_recall.adapters import bootstrap
+from chat_recall.adapters.engines import Engine
 from chat_recall.application.conversion import unstructure
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
@@ -93,12 +95,17 @@ class Corpus:
 
 
 def load(
-    *, memory: bool = False, analysis: TextAnalysis | None = None, postgres: str | None = None
+    *,
+    memory: bool = False,
+    analysis: TextAnalysis | None = None,
+    postgres: str | None = None,
+    engine: Engine = Engine.SQLITE,
 ) -> Corpus:
     """Write every app's history through the host writer and index it under `analysis`
     (default: the shipped one). SQLite FTS5 by default; `memory=True` uses the
     in-memory twin (same scores); `postgres` (a server's URL) the PostgreSQL adapter, in
-    a fresh schema."""
+    a fresh schema; `engine=Engine.TANTIVY` the tantivy engine (in a temporary database
+    file: its indexes live beside the file)."""
     analysis = analysis or TextAnalysis.default()
     if postgres is not None:
         recall = bootstrap.postgres(
@@ -106,13 +113,14 @@ def load(
             create_host_schema=True,
             analysis=analysis,
         )
+    elif memory:
+        recall = bootstrap.in_memory(analysis=analysis)
+    elif engine is Engine.TANTIVY:
+        path = Path(tempfile.mkdtemp(prefix="chat-recall-evaluation-")) / "history.db"
+        recall = bootstrap.sqlite(path, create_host_schema=True, analysis=analysis, engine=engine)
     else:
-        recall = (
-            bootstrap.in_memory(analysis=analysis)
-            if memory
-            else bootstrap.sqlite(
-                sqlite3.connect(":memory:"), create_host_schema=True, analysis=analysis
-            )
+        recall = bootstrap.sqlite(
+            sqlite3.connect(":memory:"), create_host_schema=True, analysis=analysis
         )
     apps = load_apps()
     chat_ids: dict[tuple[int, str], int] = {}
@@ -228,12 +236,13 @@ class Corpora:
 
     memory: bool = False
     postgres: str | None = None
+    engine: Engine = Engine.SQLITE
     _loaded: dict[TextAnalysis, Corpus] = attrs.field(factory=dict)
 
     def __call__(self, analysis: TextAnalysis) -> Corpus:
         if analysis not in self._loaded:
             self._loaded[analysis] = load(
-                memory=self.memory, analysis=analysis, postgres=self.postgres
+                memory=self.memory, analysis=analysis, postgres=self.postgres, engine=self.engine
             )
         return self._loaded[analysis]
 
@@ -374,6 +383,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="use the PostgreSQL adapter: on the server at URL, or without one on a "
         "throwaway server this run starts (tests/postgres_server.py)",
     )
+    parser.add_argument(
+        "--engine", choices=[engine.value for engine in Engine], default=Engine.SQLITE.value
+    )
     arguments = parser.parse_args(argv)
     if arguments.postgres == "":
         from tests.postgres_server import running_server
@@ -381,7 +393,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         with running_server() as server:
             _report(arguments, Corpora(postgres=server.dsn()))
         return
-    _report(arguments, Corpora(memory=arguments.memory, postgres=arguments.postgres))
+    engine = Engine(arguments.engine)
+    _report(arguments, Corpora(memory=arguments.memory, postgres=arguments.postgres, engine=engine))
 
 
 def _report(arguments: argparse.Namespace, corpora: Corpora) -> None:
