@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from chat_recall.adapters.bootstrap import custom, in_memory, postgres, sqlite
+    from chat_recall.adapters.engines import Engine
     from chat_recall.adapters.memory.database import InMemoryDatabase
     from chat_recall.adapters.sqlite.schema import HostSchema
     from chat_recall.application.indexer import IndexerSettings
@@ -56,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "postgres": "chat_recall.adapters.bootstrap",
     "in_memory": "chat_recall.adapters.bootstrap",
     "custom": "chat_recall.adapters.bootstrap",
+    "Engine": "chat_recall.adapters.engines",
     "InMemoryDatabase": "chat_recall.adapters.memory.database",
     "HostSchema": "chat_recall.adapters.sqlite.schema",
     "IndexerSettings": "chat_recall.application.indexer",
@@ -101,6 +103,7 @@ __all__ = [
     "ChatRecallError",
     "Consent",
     "ConsentRequest",
+    "Engine",
     "HostSchema",
     "InMemoryDatabase",
     "IndexBatchEvent",
