@@ -10,7 +10,7 @@ import attrs
 
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import Candidate, DocumentText, MessageId
-from chat_recall.domain.search.excerpt import highlight, matched_terms
+from chat_recall.domain.search.excerpt import highlight, holds_phrase, matched_terms
 from chat_recall.domain.search.query_builder import QueryPlan
 from chat_recall.domain.search.ranking import RankedMatch, RecencyScale, SearchPolicy, adjust
 
@@ -34,10 +34,15 @@ def rank_matches(
             document.body, wanted, policy.excerpt_chars, plan.analysis
         )
         terms = body_terms | matched_terms(document.title, wanted, plan.analysis)
+        score = adjust(candidate, policy, recency)
+        if plan.phrase and (
+            holds_phrase(document.body, plan.phrase) or holds_phrase(document.title, plan.phrase)
+        ):
+            score *= policy.phrase_bonus
         matches.append(
             RankedMatch(
                 candidate,
-                adjust(candidate, policy, recency),
+                score,
                 terms,
                 body_excerpt,
                 body_evidence=bool(body_terms),

@@ -43,6 +43,10 @@ class SearchPolicy:
     recency_weight: float = 0.0
     # Within a chat, show matches whose body holds query words before title-only ones.
     prefer_body_evidence: bool = True
+    # The design's exact-phrase bonus: score * factor for a match whose body or title
+    # holds the whole normalised query (about what FTS5 added when the phrase was one
+    # more OR phrase of the query: its bm25 term, roughly the words' own).
+    phrase_bonus: float = 2.0
 
     @classmethod
     def default(cls) -> SearchPolicy:
