@@ -284,7 +284,7 @@ class Finding:
     it (`schema_version`, `triggers`, `registry`, `integrity`, ...), `problem` says what
     is wrong (None: it holds), `fix` how it is fixed (`repair`: `chat-recall index` or
     `repair` restore it; `rebuild`: drop and rebuild the derived index; `upgrade`: a
-    newer chat-recall)."""
+    newer chat-recall; `install`: chat-recall is not installed)."""
 
     check: str
     subject: str

@@ -51,7 +51,7 @@ class SqliteIndexAudit:
     def _checks(self, connection: sqlite3.Connection, deep: bool) -> list[Finding]:
         stored = stored_schema_version(connection)
         if stored is None:
-            return [Finding("schema_version", "chat-recall", "not installed", "repair")]
+            return [Finding("schema_version", "chat-recall", "not installed", "install")]
         problem = version_problem(stored)
         if problem is not None:
             fix = "rebuild" if not str(stored).isdigit() else "upgrade"
