@@ -64,8 +64,8 @@ B = 0.75
 # Documents checked for a missing source per maintenance step (an orphan sweep that
 # catches what no tombstone names, e.g. a batch that committed a document just after
 # the host deleted its message).
-SWEEP_PER_STEP = 1_000
-SWEEP_EVERY = 16  # maintenance steps
+SWEEP_PER_STEP = 500
+SWEEP_EVERY = 64  # maintenance steps (a safety net: batches never put an unsourced row)
 
 _META_COLUMNS = "d.chat_id, d.role, d.created_at, d.is_compaction_summary, d.projection_truncated"
 
@@ -219,7 +219,8 @@ class PostgresIndexStore:
     def maintain(self) -> Maintenance:
         """One bounded step: reclaim up to `reclaim_per_step` documents the host deleted
         (named by the triggers' tombstones: deleted messages, deleted chats), and check
-        `sweep_per_step` more documents for a missing source. One short transaction,
+        `sweep_per_step` more documents for a missing source every `SWEEP_EVERY`
+        steps. One short transaction,
         skipped when another process is doing the same (advisory lock). PostgreSQL's
         own storage (dead tuples, the GIN pending list) is autovacuum's job."""
 
@@ -293,17 +294,18 @@ class PostgresIndexStore:
         self, connection: psycopg.Connection[Any], ids: Sequence[MessageId]
     ) -> list[MessageId]:
         """Of these documents, those whose message is gone or in another chat or app
-        (a reused id keeps its new document)."""
+        (a reused id keeps its new document). Outer joins from the bounded id list:
+        index probes per document, never a pass over the host's tables."""
         if not ids:
             return []
         s = self.database.schema
         rows = connection.execute(
-            f"SELECT d.message_id FROM {DOCS} AS d WHERE d.message_id = ANY(%s) "
-            f"AND NOT EXISTS (SELECT 1 FROM {s.q('messages')} AS m "
-            f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
-            f"WHERE m.{s.q('message_id')} = d.message_id "
-            f"AND m.{s.q('message_chat_id')} = d.chat_id AND c.{s.q('chat_app_id')} = d.app_id "
-            "OFFSET 0)",
+            f"SELECT d.message_id FROM {DOCS} AS d "
+            f"LEFT JOIN {s.q('messages')} AS m ON m.{s.q('message_id')} = d.message_id "
+            f"AND m.{s.q('message_chat_id')} = d.chat_id "
+            f"LEFT JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
+            f"AND c.{s.q('chat_app_id')} = d.app_id "
+            f"WHERE d.message_id = ANY(%s) AND c.{s.q('chat_id')} IS NULL",
             (list(ids),),
         ).fetchall()
         return [MessageId(row[0]) for row in rows]
