@@ -196,3 +196,21 @@ def test_find_terms_finds_exactly_the_tokens_whose_term_is_wanted(
         assert [term for _, _, term in found] == expected
         for start, end, term in found:
             assert analysis.terms(stored[start:end]) == [term]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80), WORDS, WORDS)
+def test_ascii_text_finds_the_terms_the_table_finds(
+    text: str, wanted_words: list[str], other_words: list[str]
+) -> None:
+    """ASCII text takes a fast path that never loads the unicode61 table; the same text
+    with a separator outside ASCII appended takes the table's path."""
+    stored = index_text(" ".join([text, *wanted_words, *other_words]))
+    if not stored.isascii():
+        stored = index_text(text)
+    for analysis in (TextAnalysis.default(), TextAnalysis.plain()):
+        wanted = frozenset(term for word in wanted_words for term in analysis.terms(word))
+        wanted |= frozenset(analysis.terms(stored)[:2])
+        assert analysis.find_terms(stored, wanted) == analysis.find_terms(
+            stored + " \u3000", wanted
+        )

@@ -23,9 +23,9 @@ import attrs
 from chat_recall.domain.text.porter import porter_stem
 from chat_recall.domain.text.unicode61 import (
     DROPPED,
-    SAME_LENGTH_FOLD,
-    TOKEN_RUN_CHARACTER,
     find_tokens,
+    same_length_fold,
+    token_run_character,
     tokenize,
 )
 
@@ -36,15 +36,15 @@ class Stemming(enum.Enum):
 
 
 @functools.lru_cache(maxsize=256)
-def _candidate_pattern(prefixes: tuple[str, ...]) -> re.Pattern[str]:
-    """Whole token runs (in same-length folded text) whose token begins with one of
-    `prefixes`; characters dropped by folding may stand anywhere in the run."""
+def _candidate_pattern(prefixes: tuple[str, ...], run: str) -> re.Pattern[str]:
+    """Whole token runs (in same-length folded text; `run` is the class of their
+    characters) whose token begins with one of `prefixes`; characters dropped by
+    folding may stand anywhere in the run."""
     gap = f"{re.escape(DROPPED)}*"
     alternatives = "|".join(
         gap + gap.join(re.escape(character) for character in prefix)
         for prefix in sorted(prefixes, key=len, reverse=True)
     )
-    run = TOKEN_RUN_CHARACTER
     return re.compile(f"(?<!{run})(?:{alternatives}){run}*")
 
 
@@ -94,9 +94,9 @@ class TextAnalysis:
         if not terms:
             return []
         prefixes = tuple(sorted({term[:-1] if len(term) > 1 else term for term in terms}))
-        folded = text.translate(SAME_LENGTH_FOLD)
+        folded = same_length_fold(text)
         found = []
-        for match in _candidate_pattern(prefixes).finditer(folded):
+        for match in _candidate_pattern(prefixes, token_run_character(text)).finditer(folded):
             token = match.group().replace(DROPPED, "")
             term = porter_stem(token)
             if term in terms:
