@@ -172,21 +172,49 @@ def search_tool(corpus: Corpus, policy: SearchPolicy) -> Callable[[int, str], An
 # -- the split -----------------------------------------------------------------------
 
 
+def _groups(apps: Sequence[App], chosen: Callable[[str], bool]) -> dict[tuple[bool, str], list[str]]:
+    """The `chosen` questions grouped by (their gold is a two-person conversation, their
+    first category), ordered within a group by the SHA-256 of their id."""
+    groups: dict[tuple[bool, str], list[str]] = {}
+    for app in apps:
+        for question in app.questions:
+            if chosen(question.id):
+                key = ("peer" in app.tags(question), question.tags[0])
+                groups.setdefault(key, []).append(question.id)
+    return {
+        key: sorted(ids, key=lambda qid: hashlib.sha256(qid.encode()).hexdigest())
+        for key, ids in groups.items()
+    }
+
+
 def make_split(apps: Sequence[App]) -> dict[str, list[str]]:
     """How `split.json` was made, once, before any tuning: questions grouped by (their
     gold is a two-person conversation, their first category), ordered within a group by
     the SHA-256 of their id, and dealt alternately to the two halves. New questions are
-    added to the file by the same rule; existing entries never move."""
-    groups: dict[tuple[bool, str], list[str]] = {}
-    for app in apps:
-        for question in app.questions:
-            key = ("peer" in app.tags(question), question.tags[0])
-            groups.setdefault(key, []).append(question.id)
+    added to the file by the same rule (`extend_split`); existing entries never move."""
     halves: dict[str, list[str]] = {half: [] for half in HALVES}
+    groups = _groups(apps, lambda _: True)
     for key in sorted(groups):
-        ordered = sorted(groups[key], key=lambda qid: hashlib.sha256(qid.encode()).hexdigest())
-        for position, qid in enumerate(ordered):
+        for position, qid in enumerate(groups[key]):
             halves[HALVES[position % 2]].append(qid)
+    return {half: sorted(ids) for half, ids in halves.items()}
+
+
+def extend_split(apps: Sequence[App], split: Mapping[str, str]) -> dict[str, list[str]]:
+    """`split` (question id -> half) with the questions it does not hold added by
+    `make_split`'s rule: grouped and ordered the same way, each group's new questions
+    dealt alternately, starting with the half that holds fewer of the group already
+    (the tuning half on a tie). Existing entries never move."""
+    halves: dict[str, list[str]] = {half: [] for half in HALVES}
+    for qid, half in split.items():
+        halves[half].append(qid)
+    held = _groups(apps, lambda qid: qid in split)
+    groups = _groups(apps, lambda qid: qid not in split)
+    for key in sorted(groups):
+        counts = [sum(1 for qid in held.get(key, []) if split[qid] == half) for half in HALVES]
+        first = 1 if counts[1] < counts[0] else 0
+        for position, qid in enumerate(groups[key]):
+            halves[HALVES[(first + position) % 2]].append(qid)
     return {half: sorted(ids) for half, ids in halves.items()}
 
 

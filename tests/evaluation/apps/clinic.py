@@ -14,7 +14,8 @@ BOOKING = Chat(
     (
         U(
             "Luis here (I own the clinic). Patients should book online instead of calling "
-            "reception. Two sites: Northside and Riverside."
+            "reception. Two sites: Northside and Riverside.",
+            "two-sites",
         ),
         A(
             "The flow: choose a site, a treatment type (first assessment 45 min, follow-up "
@@ -58,7 +59,10 @@ REMINDERS = Chat(
             "reminders-v1",
         ),
         U("What does it cost?"),
-        A("About 0.04 GBP per SMS in the UK, so roughly 60 GBP a month at your volume."),
+        A(
+            "About 0.04 GBP per SMS in the UK, so roughly 60 GBP a month at your volume.",
+            "sms-cost",
+        ),
         U("fine"),
         A(write("src/server/jobs/reminders.ts", "Twilio SMS reminders")),
     ),
@@ -226,7 +230,8 @@ DEPOSITS = Chat(
     (
         U(
             "New patients no-show more than anyone. Dr. Brandt suggested taking a deposit "
-            "for first assessments."
+            "for first assessments.",
+            "brandt-deposit",
         ),
         A(
             "A deposit at booking for first assessments only. How much should it be, and "
@@ -480,6 +485,55 @@ QUESTIONS = (
         "Which company hosts our database?",
         "database hosting provider",
         ("data-residency",),
+    ),
+    Q(
+        "cli-23",
+        ("names",),
+        "Which of our doctors suggested asking new patients for a deposit?",
+        "deposit suggestion doctor",
+        ("brandt-deposit",),
+    ),
+    Q(
+        "cli-24",
+        ("names", "fact"),
+        "What are the clinic's two sites called?",
+        "clinic sites",
+        ("two-sites",),
+    ),
+    Q(
+        "cli-25",
+        ("superseded",),
+        "Do appointment reminders still go out by text message?",
+        "reminders SMS text",
+        ("reminders-v2",),
+    ),
+    Q(
+        "cli-26",
+        ("superseded", "fact"),
+        "How long before an appointment is the email reminder sent?",
+        "email reminder hours before",
+        ("reminders-v2",),
+    ),
+    Q(
+        "cli-27",
+        ("names",),
+        "Which providers have we signed data processing agreements with?",
+        "data processing agreement providers",
+        ("data-residency",),
+    ),
+    Q(
+        "cli-28",
+        ("names", "fact"),
+        "What do we use to encrypt the clinical notes?",
+        "clinical notes encryption",
+        ("data-residency",),
+    ),
+    Q(
+        "cli-29",
+        ("fact",),
+        "What does it cost us to send one text reminder?",
+        "SMS cost",
+        ("sms-cost",),
     ),
 )
 

@@ -76,7 +76,7 @@ D4 = day(
     "seconds, which feels a bit slow.",
     "Let's ship text first and voice as an experiment for 10% of users.",
     "Good call.",
-    labels={2: "tutor-cost", 5: "voice-experiment"},
+    labels={2: "tutor-cost", 4: "whisper", 5: "voice-experiment"},
 )
 
 D5 = day(
@@ -132,7 +132,7 @@ D8 = day(
     "Part-time first? Marta from the beta community already answers half the questions in "
     "the Discord for free.",
     "Let's offer Marta a part-time support role, 20 hours a week.",
-    labels={0: "launch-numbers", 5: "marta-support"},
+    labels={0: "launch-numbers", 2: "porto-thread", 5: "marta-support"},
 )
 
 D9 = day(
@@ -425,6 +425,55 @@ QUESTIONS = (
         "What share of beta users were still active after a month?",
         "beta retention",
         ("northwind-meeting",),
+    ),
+    Q(
+        "fnd-27",
+        ("names",),
+        "Who wants to lead our seed round?",
+        "lead seed round investor",
+        ("seed-terms",),
+    ),
+    Q(
+        "fnd-28",
+        ("superseded",),
+        "How many free conversations do people get each week now?",
+        "free tier conversations week",
+        ("pricing-v2",),
+    ),
+    Q(
+        "fnd-29",
+        ("names",),
+        "What's the name of the school that ran the pilot?",
+        "school pilot",
+        ("greenfield-pilot",),
+    ),
+    Q(
+        "fnd-30",
+        ("names", "fact"),
+        "What do we use to turn the learner's speech into text?",
+        "speech to text voice",
+        ("whisper",),
+    ),
+    Q(
+        "fnd-31",
+        ("fact",),
+        "Who wrote the long thread about us after the launch?",
+        "thread about us launch",
+        ("porto-thread",),
+    ),
+    Q(
+        "fnd-32",
+        ("superseded", "names"),
+        "Did the liquidation preference end up at 2x?",
+        "liquidation preference",
+        ("signing",),
+    ),
+    Q(
+        "fnd-33",
+        ("when",),
+        "When did the press embargo lift for the launch?",
+        "press embargo",
+        ("launch-date",),
     ),
 )
 

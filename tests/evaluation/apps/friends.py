@@ -32,7 +32,13 @@ S1 = session(
     "Since uni, so about eight years. Same four of us the whole time, which is kind of a miracle.",
     "That really is. Okay I have to go, the dog needs a walk.",
     "Say hi to Biscuit from me!",
-    labels={2: "pottery-signup", 4: "pottery-teacher", 11: "band-years"},
+    labels={
+        2: "pottery-signup",
+        4: "pottery-teacher",
+        8: "band-name",
+        9: "gig-venue",
+        11: "band-years",
+    },
 )
 
 S2 = session(
@@ -214,7 +220,7 @@ S10 = session(
     "And I have sadder news: Biscuit has to have a tooth removed next week. The vet says "
     "it's routine but I'm nervous.",
     "He'll be fine. Routine is routine. Let me know how it goes.",
-    labels={1: "proposal", 5: "wedding-plan", 8: "biscuit-tooth"},
+    labels={1: "proposal", 5: "wedding-plan", 7: "knee-january", 8: "biscuit-tooth"},
 )
 
 S11 = session(
@@ -517,6 +523,55 @@ QUESTIONS = (
         "When did Priya start taking pottery classes?",
         "pottery class start",
         ("pottery-signup",),
+    ),
+    Q(
+        "frd-28",
+        ("names", "possessive"),
+        "What's the name of Tomás's band?",
+        "band name",
+        ("band-name",),
+    ),
+    Q(
+        "frd-29",
+        ("names", "vocabulary"),
+        "Who is Tomás engaged to?",
+        "Tomás engaged proposal",
+        ("proposal",),
+    ),
+    Q(
+        "frd-30",
+        ("names",),
+        "Where did the band play the gig with the new songs?",
+        "gig pub",
+        ("gig-venue",),
+    ),
+    Q(
+        "frd-31",
+        ("names",),
+        "What's the name of the investor from the farming fund?",
+        "investor farming fund",
+        ("seed-round",),
+    ),
+    Q(
+        "frd-32",
+        ("superseded",),
+        "When can Tomás play football again?",
+        "Tomás football knee",
+        ("knee-january",),
+    ),
+    Q(
+        "frd-33",
+        ("names", "possessive"),
+        "Where did Priya get the cake for Biscuit's birthday?",
+        "Biscuit birthday cake",
+        ("biscuit-birthday",),
+    ),
+    Q(
+        "frd-34",
+        ("names",),
+        "Who is Rafael?",
+        "Rafael",
+        ("rafael-offer",),
     ),
 )
 

@@ -206,7 +206,10 @@ TAX = Chat(
             "tax-summary",
         ),
         U("Should we show a disclaimer?"),
-        A("Yes: 'An estimate, not tax advice' under the number, linking to the help page."),
+        A(
+            "Yes: 'An estimate, not tax advice' under the number, linking to the help page.",
+            "tax-disclaimer",
+        ),
     ),
 )
 
@@ -217,7 +220,8 @@ FRENCH = Chat(
     (
         U(
             "Chloé Martin, la comptable de plusieurs utilisateurs, demande si elle peut "
-            "accéder aux comptes de ses clients."
+            "accéder aux comptes de ses clients.",
+            "chloe",
         ),
         A(
             "Oui : un accès comptable en lecture seule. Le client invite sa comptable par "
@@ -248,7 +252,7 @@ PDF_CHANGE = Chat(
             "pdf-v2",
         ),
         U("Fonts look different"),
-        A("Registered Inter explicitly so the PDF uses the same font as the app."),
+        A("Registered Inter explicitly so the PDF uses the same font as the app.", "pdf-font"),
     ),
 )
 
@@ -472,6 +476,48 @@ QUESTIONS = (
         "What did my accountant tell us about invoices?",
         "accountant invoices",
         ("numbering-format", "reverse-charge"),
+    ),
+    Q(
+        "inv-24",
+        ("names", "decision"),
+        "Which open banking provider did we go with?",
+        "open banking provider",
+        ("bank-feeds",),
+    ),
+    Q(
+        "inv-25",
+        ("names",),
+        "Who is Chloé Martin?",
+        "Chloé Martin",
+        ("chloe",),
+    ),
+    Q(
+        "inv-26",
+        ("superseded", "fact"),
+        "How long does it take to generate an invoice PDF now?",
+        "PDF generation time",
+        ("pdf-v2",),
+    ),
+    Q(
+        "inv-27",
+        ("superseded",),
+        "Is headless Chrome still used for the invoice PDFs?",
+        "headless Chrome PDF",
+        ("pdf-v2",),
+    ),
+    Q(
+        "inv-28",
+        ("names", "fact"),
+        "Which font do the invoice PDFs use?",
+        "PDF font",
+        ("pdf-font",),
+    ),
+    Q(
+        "inv-29",
+        ("fact",),
+        "What disclaimer do we show with the tax estimate?",
+        "tax estimate disclaimer",
+        ("tax-disclaimer",),
     ),
 )
 

@@ -257,7 +257,7 @@ SHIPPING = Chat(
             "local-pickup",
         ),
         U("Labels later maybe"),
-        A("Noted: printing labels through EasyPost is on the later list."),
+        A("Noted: printing labels through EasyPost is on the later list.", "labels-later"),
     ),
 )
 
@@ -387,7 +387,8 @@ LAUNCH = Chat(
         ),
         U(
             "Marco will do the seller onboarding calls, he knows most of them from the "
-            "market. Can you give him an admin account?"
+            "market. Can you give him an admin account?",
+            "marco-calls",
         ),
         A(
             "Created an admin invite for Marco with the support role: he can impersonate "
@@ -395,11 +396,15 @@ LAUNCH = Chat(
             "marco-admin",
         ),
         U("Monitoring?"),
-        A("Sentry for errors and Better Stack for uptime, with alerts to the team channel."),
+        A(
+            "Sentry for errors and Better Stack for uptime, with alerts to the team channel.",
+            "monitoring",
+        ),
         U("we'll also need backups right"),
         A(
             "Neon keeps point-in-time restore for 7 days; I added a nightly pg_dump to R2 "
-            "kept for 30 days as a second copy."
+            "kept for 30 days as a second copy.",
+            "backups",
         ),
     ),
 )
@@ -676,6 +681,62 @@ QUESTIONS = (
         "Wer trägt das Impressum der deutschen Verkäufer ein?",
         "Impressum Verkäufer",
         ("impressum-field",),
+    ),
+    Q(
+        "mkt-25",
+        ("names", "fact"),
+        "Which service stores the photos sellers upload for their listings?",
+        "listing photos storage service",
+        ("photo-limit",),
+    ),
+    Q(
+        "mkt-26",
+        ("names",),
+        "Who is going to do the onboarding calls with our sellers?",
+        "seller onboarding calls",
+        ("marco-calls",),
+    ),
+    Q(
+        "mkt-27",
+        ("names", "decision"),
+        "What tools did we set up to watch for errors and downtime?",
+        "monitoring errors uptime",
+        ("monitoring",),
+    ),
+    Q(
+        "mkt-28",
+        ("superseded", "names"),
+        "What does product search run on today?",
+        "product search engine",
+        ("search-v2",),
+    ),
+    Q(
+        "mkt-29",
+        ("fact",),
+        "What happens to our platform fee when an order is refunded?",
+        "platform fee refund",
+        ("refund-policy-v1",),
+    ),
+    Q(
+        "mkt-30",
+        ("superseded",),
+        "Do listings still get synced to search through a webhook?",
+        "search sync webhook",
+        ("search-v2",),
+    ),
+    Q(
+        "mkt-31",
+        ("names", "fact"),
+        "Where do we keep database backups besides Neon?",
+        "database backups",
+        ("backups",),
+    ),
+    Q(
+        "mkt-32",
+        ("names",),
+        "Which carrier service did we plan to use for printing shipping labels?",
+        "shipping labels carrier",
+        ("labels-later",),
     ),
 )
 

@@ -63,10 +63,14 @@ UNITS = Chat(
         A(
             "A table of about 400 common ingredients with grams per cup, compiled from the "
             "King Arthur ingredient weight chart and USDA data. Unknown ingredients keep "
-            "their original unit instead of guessing."
+            "their original unit instead of guessing.",
+            "densities",
         ),
         U("ok and temperatures"),
-        A("Oven temperatures convert between °C and °F and round to the nearest 5 degrees."),
+        A(
+            "Oven temperatures convert between °C and °F and round to the nearest 5 degrees.",
+            "temperatures",
+        ),
         U("make it so"),
         A(write("src/lib/units/convert.ts", "unit conversion with densities")),
     ),
@@ -81,7 +85,8 @@ OFFLINE = Chat(
         A(
             "A service worker (Workbox) caches the app shell, and saved recipes and the "
             "meal plan live in IndexedDB through Dexie. Edits made offline are queued and "
-            "synced when the connection is back."
+            "synced when the connection is back.",
+            "offline-storage",
         ),
         U("What if I edit a recipe on the phone offline and on the laptop too?"),
         A(
@@ -212,7 +217,8 @@ ALLERGENS = Chat(
         U(
             "Dr. Okafor, the dietitian who advises us, read the draft. She wants the "
             "disclaimer on every recipe, not hidden in settings, and no 'nut-free' badges "
-            "ever, only 'contains' warnings."
+            "ever, only 'contains' warnings.",
+            "okafor-dietitian",
         ),
         A(
             "Allergen warnings show 'Contains: ...' on every recipe that matches one of the "
@@ -542,6 +548,62 @@ QUESTIONS = (
         "How do we convert an ingredient's volume to weight?",
         "ingredient density volume weight",
         ("units-decision",),
+    ),
+    Q(
+        "rec-24",
+        ("names",),
+        "Who is the dietitian that advises us?",
+        "dietitian",
+        ("okafor-dietitian",),
+    ),
+    Q(
+        "rec-25",
+        ("names", "fact"),
+        "Which library keeps saved recipes on the device for offline use?",
+        "offline storage IndexedDB",
+        ("offline-storage",),
+    ),
+    Q(
+        "rec-26",
+        ("superseded", "fact"),
+        "Do people who already subscribed have to pay the new premium price?",
+        "existing subscribers price",
+        ("pricing-v2",),
+    ),
+    Q(
+        "rec-27",
+        ("superseded",),
+        "Is there a yearly option for premium?",
+        "premium yearly plan",
+        ("pricing-v2",),
+    ),
+    Q(
+        "rec-28",
+        ("names", "fact"),
+        "Which payment providers take the premium subscriptions?",
+        "subscription payments provider",
+        ("pricing-v1",),
+    ),
+    Q(
+        "rec-29",
+        ("names", "fact"),
+        "Where did the grams-per-cup table come from?",
+        "ingredient density table source",
+        ("densities",),
+    ),
+    Q(
+        "rec-30",
+        ("fact",),
+        "How do we round oven temperatures when converting them?",
+        "oven temperature conversion rounding",
+        ("temperatures",),
+    ),
+    Q(
+        "rec-31",
+        ("multilingual",),
+        "グラムへの換算はどうやっていますか？",
+        "グラム 換算",
+        ("japanese-units",),
     ),
 )
 

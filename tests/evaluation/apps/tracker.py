@@ -77,7 +77,8 @@ SLACK = Chat(
         A(
             "The Slack app uses OAuth v2 with the chat:write and links:read scopes; each "
             "project can pick one channel for its updates.\n"
-            + write("src/server/integrations/slack.ts", "Slack OAuth and posting")
+            + write("src/server/integrations/slack.ts", "Slack OAuth and posting"),
+            "slack-scopes",
         ),
         U("The install fails for one customer"),
         A(
@@ -449,6 +450,55 @@ QUESTIONS = (
         "Can the board be split into rows per person?",
         "swimlanes assignee",
         ("swimlanes",),
+    ),
+    Q(
+        "trk-23",
+        ("names",),
+        "Which email service sends our notification emails?",
+        "email provider notifications",
+        ("notify-v1",),
+    ),
+    Q(
+        "trk-24",
+        ("names",),
+        "Who is our contact person at Halvorsen Architects?",
+        "Halvorsen contact",
+        ("pilot-terms",),
+    ),
+    Q(
+        "trk-25",
+        ("names", "possessive"),
+        "Which tool did we import Halvorsen's projects from?",
+        "Halvorsen import projects",
+        ("pilot-terms",),
+    ),
+    Q(
+        "trk-26",
+        ("superseded",),
+        "Does someone get an email straight away when they are mentioned?",
+        "mention email immediately",
+        ("notify-v2",),
+    ),
+    Q(
+        "trk-27",
+        ("when", "superseded"),
+        "At what time does the daily summary email go out?",
+        "daily digest time",
+        ("notify-v2",),
+    ),
+    Q(
+        "trk-28",
+        ("names", "identifier"),
+        "Which OAuth scopes does our Slack app ask for?",
+        "Slack OAuth scopes",
+        ("slack-scopes",),
+    ),
+    Q(
+        "trk-29",
+        ("fact",),
+        "How long does the download link for an export work?",
+        "export link expiry",
+        ("export-format",),
     ),
 )
 
