@@ -207,6 +207,7 @@ class SearchChats:
             self.index.analysis,
             clitics=self.policy.clitics,
             question_words=self.policy.question_words,
+            segment_unspaced=self.policy.segment_unspaced,
         )
         self.progress.wait_for(context.app_id, self.wait_seconds)
         pending = self.dirty.pending_in_app(context.app_id, context.chat_id)
@@ -262,7 +263,7 @@ class SearchChats:
             missing = [i for i in following.values() if i not in texts]
             texts.update((d.message_id, d) for d in self.index.documents(context.app_id, missing))
             matches = with_answers(matches, following, texts, plan, self.policy)
-        groups = group(matches, self.policy, limit)
+        groups = group(matches, self.policy, limit, tuple(term.terms for term in plan.terms))
         latest = self.repo.last_message_at(context.app_id, [g.chat_id for g in groups])
         titles = {g.chat_id: _title(texts[g.matches[0].candidate.message_id].title) for g in groups}
         results = [

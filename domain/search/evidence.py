@@ -35,8 +35,9 @@ def rank_matches(
         )
         terms = body_terms | matched_terms(document.title, wanted, plan.analysis)
         score = adjust(candidate, policy, recency)
-        if plan.phrase and (
-            holds_phrase(document.body, plan.phrase) or holds_phrase(document.title, plan.phrase)
+        if any(
+            holds_phrase(document.body, phrase) or holds_phrase(document.title, phrase)
+            for phrase in plan.exact_phrases
         ):
             score *= policy.phrase_bonus
         matches.append(

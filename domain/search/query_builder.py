@@ -3,6 +3,10 @@
 - Words are split on whitespace; each word becomes the phrase of its index tokens (the
   same tokenisation the index uses), so `login.ts`, `user_id` and `v2.1` match as
   phrases of their parts and a Japanese word matches as the phrase of its characters.
+- A word that is an unbroken run of Japanese or Chinese (a question written without
+  spaces) is cut into words (`_segmented`): at script changes, katakana runs whole,
+  ideograph runs as overlapping pairs, hiragana weak like a stopword; the word whole
+  gets the exact-phrase bonus. As one long phrase it would match almost nothing.
 - The index's `TextAnalysis` decides what counts as the same term: with stemming a word
   and its inflections are one term (`meet`, `meets`, `meeting`), scored once by the
   index; two query words with the same terms are one query term.
@@ -34,9 +38,12 @@ import attrs
 from chat_recall.domain.query import MatchQuery, Phrase
 from chat_recall.domain.text import index_text, tokenize
 from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
+from chat_recall.domain.text.segment import Script, script_runs
 
 MAX_TERMS = 12
 MAX_PHRASE_TOKENS = 16
+# At most this many words cut into parts (unspaced scripts) get the exact-phrase bonus.
+MAX_EXACT_PHRASES = 4
 MAX_WORD_CHARS = 64
 
 STOPWORDS = frozenset(
@@ -46,7 +53,7 @@ STOPWORDS = frozenset(
     few for from further had has have having he her here hers him his how i if in into
     is it its itself just me more most my no nor not now of off on once only or other
     our ours out over own same she should so some such than that the their theirs them
-    then there these they this those through to too under until up very was we were what
+    then there these they this those through to too under until up us very was we were what
     when where which while who whom why will with would you your yours
     der die das und ist nicht ein eine zu mit von wir ich le la les et est un une des du
     de en pour que qui dans nous je il и в не на что я с мы как
@@ -107,6 +114,14 @@ class QueryPlan:
     # The whole normalised query (index tokens) when it has two or more words and is not
     # one of the terms: what the exact-phrase bonus looks for.
     phrase: Phrase = ()
+    # Each word of an unspaced script that was cut into parts (`_segmented`), whole: the
+    # exact-phrase bonus looks for these too.
+    cut_words: tuple[Phrase, ...] = ()
+
+    @property
+    def exact_phrases(self) -> tuple[Phrase, ...]:
+        """What the exact-phrase bonus looks for."""
+        return ((self.phrase,) if self.phrase else ()) + self.cut_words
 
     @property
     def is_empty(self) -> bool:
@@ -122,30 +137,80 @@ class QueryPlan:
         return tuple(term for term in self.terms if all(t in found for t in term.terms))
 
 
+@attrs.frozen
+class _Part:
+    """A query word, or one word of an unbroken run of an unspaced script."""
+
+    phrase: Phrase
+    word: str
+    weak: bool = False  # a stopword (or Japanese particles): dropped if others remain
+
+
+def _segmented(tokens: tuple[str, ...], word: str) -> list[_Part] | None:
+    """The words of an unbroken run of an unspaced script (Japanese or Chinese written
+    without spaces, as a question often is), or None when `tokens` are one word.
+
+    Cut where the script changes (kanji, hiragana, katakana, anything else); a run of
+    katakana is one word (a loanword or a name); a run of ideographs longer than two is
+    its overlapping pairs (the usual CJK bigrams: most words are two ideographs, and a
+    pair inside a longer word still matches it); a run of hiragana is mostly particles
+    and inflections, weak like a stopword."""
+    runs = script_runs(tokens)
+    if len(runs) == 1 and not (runs[0][0] is Script.HAN and len(tokens) > 2):
+        return None
+    parts: list[_Part] = []
+    for script, run in runs:
+        if script is Script.HAN and len(run) > 2:
+            parts.extend(
+                _Part(run[i : i + 2], "".join(run[i : i + 2])) for i in range(len(run) - 1)
+            )
+        elif script is Script.SPACED:
+            parts.append(
+                _Part(run[:MAX_PHRASE_TOKENS], _display(word) if len(runs) == 1 else " ".join(run))
+            )
+        else:
+            parts.append(_Part(run[:MAX_PHRASE_TOKENS], "".join(run), script is Script.HIRAGANA))
+    return parts
+
+
 def build_query(
     text: str,
     analysis: TextAnalysis = DEFAULT_ANALYSIS,
     *,
     clitics: bool = True,
     question_words: bool = True,
+    segment_unspaced: bool = True,
 ) -> QueryPlan:
     raw_words = text.split()
     words = [_without_clitic(word) for word in raw_words] if clitics else raw_words
-    found = [
-        (tuple(tokenize(index_text(word)))[:MAX_PHRASE_TOKENS], _display(word)) for word in words
-    ]
-    found = [(phrase, word) for phrase, word in found if phrase]
-    phrases = [phrase for phrase, _ in found]
     ignored = STOPWORDS | QUESTION_WORDS if question_words else STOPWORDS
-    meaningful = [(p, w) for p, w in found if not (len(p) == 1 and p[0] in ignored)]
+    parts: list[_Part] = []
+    cut_words: list[Phrase] = []  # words cut into several parts: each also matched whole
+    for word in words:
+        tokens = tuple(tokenize(index_text(word)))
+        if not tokens:
+            continue
+        segmented = _segmented(tokens, word) if segment_unspaced else None
+        if segmented is None:
+            phrase = tokens[:MAX_PHRASE_TOKENS]
+            parts.append(_Part(phrase, _display(word), len(phrase) == 1 and phrase[0] in ignored))
+        else:
+            parts.extend(segmented)
+            cut_words.append(tokens[:MAX_PHRASE_TOKENS])
+    meaningful = [part for part in parts if not part.weak]
     terms: list[QueryTerm] = []
-    for phrase, word in meaningful or found:
-        term = QueryTerm(phrase, analysis.phrase(phrase), word)
+    for part in meaningful or parts:
+        term = QueryTerm(part.phrase, analysis.phrase(part.phrase), part.word)
         if all(term.terms != kept.terms for kept in terms):
             terms.append(term)
     terms = terms[:MAX_TERMS]
     match = tuple(term.phrase for term in terms)
     original = [tuple(tokenize(index_text(word))) for word in raw_words]
     whole = tuple(token for word in original for token in word)[:MAX_PHRASE_TOKENS]
-    exact = len(phrases) >= 2 and all(analysis.phrase(whole) != analysis.phrase(p) for p in match)
-    return QueryPlan(text, tuple(terms), MatchQuery(match), analysis, whole if exact else ())
+    exact = len(parts) >= 2 and all(analysis.phrase(whole) != analysis.phrase(p) for p in match)
+    cut = tuple(
+        phrase
+        for phrase in dict.fromkeys(cut_words)
+        if phrase != whole and all(analysis.phrase(phrase) != analysis.phrase(p) for p in match)
+    )[:MAX_EXACT_PHRASES]
+    return QueryPlan(text, tuple(terms), MatchQuery(match), analysis, whole if exact else (), cut)

@@ -47,6 +47,19 @@ class SearchPolicy:
     # holds the whole normalised query (about what FTS5 added when the phrase was one
     # more OR phrase of the query: its bm25 term, roughly the words' own).
     phrase_bonus: float = 2.0
+    # A chat ranks by its best match's score times (the share of the query's words found
+    # in its matches) ** this: a chat that holds the name in one message and the topic in
+    # another beats one that repeats a single word, most of all a full question's common
+    # one. 0: by the best match alone (the design's algorithm).
+    coverage_exponent: float = 0.5
+    # A later chat that matches every query word an earlier one matches, ranked within
+    # this fraction of the earlier one's score, goes above it: the later discussion of
+    # the same thing is likely the one that superseded it. 0: off. A tie-breaker between
+    # near-equal chats only, unlike `recency_weight`.
+    supersede_margin: float = 0.1
+    # A query word that is an unbroken run of Japanese or Chinese is cut into words
+    # (`query_builder._segmented`); otherwise it matches only as one long phrase.
+    segment_unspaced: bool = True
 
     @classmethod
     def default(cls) -> SearchPolicy:
@@ -61,6 +74,9 @@ class SearchPolicy:
             answers_both_ways=False,
             answers_first=False,
             recency_weight=0.0,
+            coverage_exponent=0.0,
+            supersede_margin=0.0,
+            segment_unspaced=False,
         )
 
 
@@ -105,10 +121,21 @@ class ChatGroup:
     matches: tuple[RankedMatch, ...]
     # The query terms found in any message of the chat that was looked at (shown or not).
     terms: frozenset[str] = frozenset()
+    # What the chat ranks by: its best match's score, weighed by how much of the query
+    # it holds (`SearchPolicy.coverage_exponent`); the best score itself when not set.
+    rank_score: float | None = None
+    # The query words (by position) all of whose terms the chat holds.
+    words: frozenset[int] = frozenset()
+    # When the chat's best match was written.
+    best_at: int = 0
 
     @property
     def best_score(self) -> float:
         return max(match.adjusted_score for match in self.matches)
+
+    @property
+    def score(self) -> float:
+        return self.best_score if self.rank_score is None else self.rank_score
 
     @property
     def latest_match_at(self) -> int:
@@ -129,9 +156,16 @@ def _normal(excerpt: str) -> str:
     return " ".join(excerpt.lower().split())
 
 
-def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[ChatGroup]:
+def group(
+    matches: list[RankedMatch],
+    policy: SearchPolicy,
+    limit: int,
+    words: tuple[tuple[str, ...], ...] = (),
+) -> list[ChatGroup]:
     """At most `policy.matches_per_chat` materially distinct matches per chat; chats by
-    best adjusted score, then newest matched message, then chat id."""
+    rank score (best adjusted score, weighed by the share of the query's `words`, each a
+    word's terms, that the chat holds), then newest matched message, then chat id; then
+    a later chat that supersedes an earlier near-equal one goes above it."""
     by_chat: dict[ChatId, list[RankedMatch]] = {}
     ordered = sorted(
         matches, key=lambda m: (-m.adjusted_score, -m.candidate.created_at, m.candidate.message_id)
@@ -140,6 +174,7 @@ def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[
         by_chat.setdefault(match.candidate.chat_id, []).append(match)
     groups = []
     for chat_id, chat_matches in by_chat.items():
+        best = chat_matches[0]  # rank order: the best score, the latest of equals
         original_terms = frozenset().union(
             *(m.terms for m in chat_matches if not m.candidate.is_compaction_summary)
         )
@@ -162,9 +197,39 @@ def group(matches: list[RankedMatch], policy: SearchPolicy, limit: int) -> list[
                 break
         if kept:
             found = frozenset().union(*(m.terms for m in chat_matches))
-            groups.append(ChatGroup(chat_id, tuple(kept), found))
-    groups.sort(key=lambda g: (-g.best_score, -g.latest_match_at, g.chat_id))
+            held = frozenset(i for i, terms in enumerate(words) if all(t in found for t in terms))
+            rank = best.adjusted_score
+            if words and policy.coverage_exponent:
+                rank *= (len(held) / len(words)) ** policy.coverage_exponent
+            groups.append(
+                ChatGroup(chat_id, tuple(kept), found, rank, held, best.candidate.created_at)
+            )
+    groups.sort(key=lambda g: (-g.score, -g.latest_match_at, g.chat_id))
+    if policy.supersede_margin:
+        _superseded_last(groups, policy.supersede_margin)
     return groups[:limit]
+
+
+def supersedes(newer: ChatGroup, older: ChatGroup, margin: float) -> bool:
+    """`newer` was written later, holds every query word `older` holds, and ranks within
+    `margin` of it: likely the later word on the same thing."""
+    return (
+        newer.best_at > older.best_at
+        and newer.words >= older.words
+        and newer.score >= (1.0 - margin) * older.score
+    )
+
+
+def _superseded_last(groups: list[ChatGroup], margin: float) -> None:
+    """Swap neighbours while a lower chat supersedes the one above it. Each swap puts a
+    later chat above an earlier one, so there are fewer than len(groups)**2 of them."""
+    swapped = True
+    while swapped:
+        swapped = False
+        for i in range(len(groups) - 1):
+            if supersedes(groups[i + 1], groups[i], margin):
+                groups[i], groups[i + 1] = groups[i + 1], groups[i]
+                swapped = True
 
 
 PER_CHAT_SHORTLIST = 8

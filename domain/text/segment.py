@@ -9,8 +9,10 @@ the marks again, so excerpts look like the original.
 
 from __future__ import annotations
 
+import enum
 import functools
 import re
+from collections.abc import Sequence
 
 SEGMENT_MARK = "\u200b"
 
@@ -72,3 +74,45 @@ def index_text(text: str) -> str:
 def reading_text(indexed: str) -> str:
     """Indexed text as a person reads it."""
     return indexed.replace(SEGMENT_MARK, "")
+
+
+class Script(enum.Enum):
+    """What a query token is written in, for splitting an unbroken run of an unspaced
+    script into words (`script_runs`)."""
+
+    SPACED = "spaced"  # any token that is not one character of an unspaced script
+    HAN = "han"  # ideographs (and the iteration mark 々); Thai, Lao, Khmer, Myanmar
+    HIRAGANA = "hiragana"  # Japanese particles, inflections and a few native words
+    KATAKANA = "katakana"  # Japanese loanwords and names, written as one run
+
+
+_HIRAGANA = "[\u3040-\u309f]"
+_KATAKANA = "[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]"
+_ITERATION_MARK = "\u3005"
+
+
+def script_of(token: str) -> Script:
+    if len(token) != 1:
+        return Script.SPACED
+    if token.isascii():
+        return Script.SPACED
+    if _compiled(_HIRAGANA).fullmatch(token):
+        return Script.HIRAGANA
+    if _compiled(_KATAKANA).fullmatch(token):
+        return Script.KATAKANA
+    if token == _ITERATION_MARK or _compiled(_UNSPACED).fullmatch(token):
+        return Script.HAN
+    return Script.SPACED
+
+
+def script_runs(tokens: Sequence[str]) -> list[tuple[Script, tuple[str, ...]]]:
+    """`tokens` cut where the script changes: consecutive tokens of one script form a
+    run (a sequence of spaced tokens stays one run, as a word like `login.ts` does)."""
+    runs: list[tuple[Script, list[str]]] = []
+    for token in tokens:
+        script = script_of(token)
+        if runs and runs[-1][0] is script:
+            runs[-1][1].append(token)
+        else:
+            runs.append((script, [token]))
+    return [(script, tuple(run)) for script, run in runs]

@@ -81,6 +81,9 @@ ABLATIONS: dict[str, Callable[[], Variant]] = {
         answer_evidence=True, answers_both_ways=True, answers_first=True
     ),
     "+ recency 0.2": _plain_with(recency_weight=0.2),
+    "+ chat coverage": _plain_with(coverage_exponent=0.5),
+    "+ superseding": _plain_with(supersede_margin=0.1),
+    "+ unspaced words": _plain_with(segment_unspaced=True),
 }
 
 
@@ -172,7 +175,9 @@ def search_tool(corpus: Corpus, policy: SearchPolicy) -> Callable[[int, str], An
 # -- the split -----------------------------------------------------------------------
 
 
-def _groups(apps: Sequence[App], chosen: Callable[[str], bool]) -> dict[tuple[bool, str], list[str]]:
+def _groups(
+    apps: Sequence[App], chosen: Callable[[str], bool]
+) -> dict[tuple[bool, str], list[str]]:
     """The `chosen` questions grouped by (their gold is a two-person conversation, their
     first category), ordered within a group by the SHA-256 of their id."""
     groups: dict[tuple[bool, str], list[str]] = {}

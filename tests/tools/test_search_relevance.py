@@ -8,7 +8,7 @@ from chat_recall.application.service import ChatRecall
 from chat_recall.domain.search.query_builder import build_query
 from chat_recall.domain.text.analysis import TextAnalysis
 from tests.tools.conftest import ASSISTANT, USER, chat
-from tests.tools.test_search_chats import search
+from tests.tools.test_search_chats import chat_ids, search
 
 
 def matched_ids(output: dict) -> list[int]:  # type: ignore[type-arg]
@@ -140,3 +140,51 @@ def test_a_long_message_shows_the_window_where_its_terms_are(recall: ChatRecall)
     (match,) = search(recall, "refund expiry days")["results"][0]["matches"]
     assert "refunds now expire after thirty days" in match["excerpt"]
     assert match["excerpt"].startswith("…")
+
+
+def _refund_windows(recall: ChatRecall, later: str) -> tuple[int, int]:
+    """An earlier and a later chat on the refund window, among unrelated ones."""
+    for index in range(6):
+        chat(recall, 1, None, [f"Shipping labels and parcel sizes, batch {index}."])
+    older, _ = chat(
+        recall,
+        1,
+        None,
+        ["Refund window: 14 days for buyers, counted from delivery."],
+        start=1_700_000_000,
+    )
+    newer, _ = chat(recall, 1, None, [later], start=1_710_000_000)
+    recall.indexer.run_until_idle()
+    return older, newer
+
+
+def test_a_later_chat_on_the_same_thing_edges_out_the_one_it_superseded(
+    recall: ChatRecall,
+) -> None:
+    # The later message is longer, so it scores a little lower on its own.
+    older, newer = _refund_windows(
+        recall, "Refund window: 30 days for all buyers, counted from delivery."
+    )
+    assert chat_ids(search(recall, "refund window buyers"))[:2] == [newer, older]
+
+
+def test_a_later_chat_missing_a_query_word_does_not_supersede(recall: ChatRecall) -> None:
+    older, newer = _refund_windows(
+        recall, "Refund window: 30 days for all sellers, counted from delivery."
+    )
+    assert chat_ids(search(recall, "refund window buyers"))[:2] == [older, newer]
+
+
+def test_an_unbroken_japanese_question_is_cut_into_words(recall: ChatRecall) -> None:
+    plan = build_query("大さじと小さじは何ミリリットル？")
+    assert [term.word for term in plan.terms] == ["大", "小", "何", "ミリリットル"]
+    plan = build_query("「適量」や「少々」は栄養計算でどう扱っていますか？")
+    assert [term.word for term in plan.terms] == ["適量", "少々", "栄養", "養計", "計算", "扱"]
+    assert [term.word for term in build_query("大さじ").terms] == ["大"]  # and 大さじ exactly
+    _, (units,) = chat(
+        recall, 1, "和食", ["大さじ（15ml）と小さじ（5ml）を計量単位として追加しました。"]
+    )
+    chat(recall, 1, "Other", ["Tablespoons and teaspoons in millilitres."])
+    recall.indexer.run_until_idle()
+    assert matched_ids(search(recall, "大さじと小さじは何ミリリットル？"))[0] == units
+    assert matched_ids(search(recall, "大さじ"))[0] == units
