@@ -1,13 +1,13 @@
 """The relevance evaluation set keeps its shape and its split stays fixed; the shipped
 search policy keeps its held-out figures against the design's plain algorithm.
 
-The held-out half was never used for tuning (`split.json` was committed first). The
-guard: on the held-out half, for both query forms, the shipped policy returns more
-evidence than the plain algorithm beyond noise (the paired 95% bootstrap interval of
-the difference is above zero), finds at least as many gold chats in the first 3 and 8,
-and loses no chat@1 or MRR beyond noise; in every category no metric drops beyond
-noise, except the losses listed in KNOWN_LOSSES (measured, reported in RESULTS.md);
-and the shipped figures stay above their floors.
+The held-out half was never used for tuning (`split.json` was committed first, and
+questions added later were committed before any policy ran on them). The guard: on the
+held-out half, for both query forms, the shipped policy returns more evidence than the
+plain algorithm beyond noise (the paired 95% bootstrap interval of the difference is
+above zero) and is at least level with it on every metric; in every category no metric
+drops beyond noise, except the losses listed in KNOWN_LOSSES (none now; measured and
+reported in RESULTS.md); and the shipped figures stay above their floors.
 """
 
 from __future__ import annotations
@@ -36,15 +36,15 @@ from tests.evaluation.evaluate import (
 )
 
 # (form, category, metric) where the shipped policy loses to the plain algorithm on the
-# held-out half beyond noise. Names asked as full questions: the tuning half showed the
-# opposite (chat@1 0.65 -> 0.80), the held-out half 0.90 -> 0.73. Kept visible here so
-# that a fix removes an entry and any new loss fails.
-KNOWN_LOSSES = frozenset({("full", "names", "chat@1"), ("full", "names", "mrr")})
+# held-out half beyond noise. None now: the names loss of full questions (chat@1 0.90 ->
+# 0.73 on the first 167 questions) is gone since chats rank by how much of the query they
+# hold. Kept so that a loss has to be listed here, visibly, and any other one fails.
+KNOWN_LOSSES: frozenset[tuple[str, str, str]] = frozenset()
 
-# The shipped policy's held-out figures, rounded down (full questions, keywords).
+# The shipped policy's held-out figures (217 questions), rounded down.
 FLOORS = {
-    "full": {"chat@1": 0.70, "chat@3": 0.85, "chat@8": 0.89, "evidence": 0.62, "mrr": 0.81},
-    "keywords": {"chat@1": 0.80, "chat@3": 0.91, "chat@8": 0.94, "evidence": 0.70, "mrr": 0.90},
+    "full": {"chat@1": 0.74, "chat@3": 0.89, "chat@8": 0.93, "evidence": 0.66, "mrr": 0.84},
+    "keywords": {"chat@1": 0.83, "chat@3": 0.93, "chat@8": 0.97, "evidence": 0.72, "mrr": 0.91},
 }
 
 
@@ -52,7 +52,7 @@ def test_the_set_is_large_and_varied() -> None:
     apps = load_apps()
     questions = [(app, q) for app in apps for q in app.questions]
     assert len(apps) >= 6
-    assert len(questions) >= 150
+    assert len(questions) >= 200
     assert len({q.id for _, q in questions}) == len(questions)
     for app, question in questions:
         assert question.full.strip(), question.id
@@ -106,10 +106,8 @@ def test_the_shipped_policy_beats_the_plain_algorithm_on_the_held_out_half(
         new = select(results["shipped"], "held_out", form)
         old = select(results["plain"], "held_out", form)
         assert difference(new, old, "evidence").low > 0.0, form
-        for metric in ("chat@3", "chat@8"):
+        for metric in METRICS:
             assert difference(new, old, metric).value >= 0.0, (form, metric)
-        for metric in ("chat@1", "mrr"):
-            assert difference(new, old, metric).high >= 0.0, (form, metric)
 
 
 def test_no_category_loses_beyond_noise_on_the_held_out_half(
