@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 import attrs
 
+from chat_recall.domain import projection as projections  # loaded on use, never by a search
 from chat_recall.domain.host_values import READER_VERSION, Unreadable, UnreadableReason
 from chat_recall.domain.model import (
     IndexBatch,
@@ -17,18 +18,13 @@ from chat_recall.domain.model import (
     QuarantinedRow,
     SourceRow,
 )
-from chat_recall.domain.projection import (
-    PROJECTION_VERSION,
-    MarkupPolicy,
-    project_for_search,
-    redact_title,
-)
+from chat_recall.domain.projection import MarkupPolicy
 from chat_recall.domain.text import index_text
 
 
 def projection_stamp(policy: MarkupPolicy) -> str:
     """Changes whenever projection output may change: the version or the policy table."""
-    return f"{PROJECTION_VERSION}:{policy.fingerprint()}"
+    return f"{projections.PROJECTION_VERSION}:{policy.fingerprint()}"
 
 
 def index_stamp(policy: MarkupPolicy, source_fingerprint: str) -> str:
@@ -56,10 +52,10 @@ def index_entry(row: SourceRow, policy: MarkupPolicy) -> IndexEntry:
     if row.problem is not None:
         raise Unreadable(row.problem)
     assert message.created_at is not None  # no time_problem
-    projection = project_for_search(message.text, policy)
+    projection = projections.project_for_search(message.text, policy)
     if projection.is_empty:
         return IndexEntry(None)
-    title = redact_title(row.title, policy)
+    title = projections.redact_title(row.title, policy)
     document = IndexDocument(
         message_id=message.id,
         chat_id=message.chat_id,

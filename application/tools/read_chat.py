@@ -20,11 +20,12 @@ from chat_recall.application.tools.arguments import integer, parse_arguments
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.application.tools.output import ARCHIVAL_NOTICE, iso_time, size, to_json
+from chat_recall.domain import projection as projections  # loaded on use, never by a search
 from chat_recall.domain.budget import trim_around, trim_tail
 from chat_recall.domain.host_values import unreadable_placeholder
 from chat_recall.domain.model import ID_MAX, Chat, ChatId, MessageId, MessageWindow, StoredMessage
 from chat_recall.domain.ports import MessageRepo
-from chat_recall.domain.projection import MarkupPolicy, project_for_read, redact_title
+from chat_recall.domain.projection import MarkupPolicy
 from chat_recall.domain.projection.text import cap_utf8, clip_chars, valid_unicode
 
 if TYPE_CHECKING:
@@ -192,7 +193,7 @@ class ReadChat:
     def read(self, context: CallContext, arguments: ReadChatArguments) -> ReadChatOutput:
         chat = self.repo.chat(context.app_id, arguments.chat_id)
         if chat.title:  # titles are shown: credentials in them are redacted too
-            chat = attrs.evolve(chat, title=redact_title(chat.title, self.policy).text)
+            chat = attrs.evolve(chat, title=projections.redact_title(chat.title, self.policy).text)
         in_flight = context.message_id if arguments.chat_id == context.chat_id else None
         if arguments.around_message_id is not None:
             before = DEFAULT_AROUND if arguments.before is None else arguments.before
@@ -220,7 +221,7 @@ class ReadChat:
                 text=unreadable_placeholder(message.content_problem),
                 truncated=False,
             )
-        projection = project_for_read(message.text, self.policy)
+        projection = projections.project_for_read(message.text, self.policy)
         text, clipped = cap_utf8(projection.text, MESSAGE_BUDGET_BYTES, MESSAGE_TAIL_BYTES)
         return MessageOut(
             message_id=message.id,

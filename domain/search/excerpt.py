@@ -12,16 +12,15 @@ import re
 from chat_recall.domain.projection.text import collapse_whitespace
 from chat_recall.domain.text import reading_text
 from chat_recall.domain.text.analysis import TextAnalysis
-from chat_recall.domain.text.unicode61 import SAME_LENGTH_FOLD, TOKEN_RUN_CHARACTER
+from chat_recall.domain.text.unicode61 import same_length_fold, token_run_character
 
 ELLIPSIS = "…"
 
 
 @functools.lru_cache(maxsize=64)
-def _phrase_pattern(tokens: tuple[str, ...]) -> re.Pattern[str]:
+def _phrase_pattern(tokens: tuple[str, ...], token: str) -> re.Pattern[str]:
     """The tokens in order, separated by non-token characters only, as whole tokens of a
-    same-length folded text."""
-    token = TOKEN_RUN_CHARACTER
+    same-length folded text (`token`: the class of its token run characters)."""
     gap = "[^" + token[1:] + "+"
     body = gap.join(re.escape(t) for t in tokens)
     return re.compile(f"(?<!{token}){body}(?!{token})")
@@ -31,8 +30,9 @@ def holds_phrase(index_text: str, tokens: tuple[str, ...]) -> bool:
     """Whether the text holds `tokens` (index tokens) as consecutive tokens."""
     if not tokens:
         return False
-    folded = index_text.translate(SAME_LENGTH_FOLD)
-    return _phrase_pattern(tokens).search(folded) is not None
+    folded = same_length_fold(index_text)
+    pattern = _phrase_pattern(tokens, token_run_character(index_text))
+    return pattern.search(folded) is not None
 
 
 def matched_terms(
