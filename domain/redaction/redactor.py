@@ -156,11 +156,10 @@ class Redactor:
         actions = {
             literal: tuple(
                 sorted(
-                    (
+                    (  # the literals `literal` starts with: its prefixes (one lookup each)
                         action
-                        for other in literal_actions
-                        if literal.startswith(other)
-                        for action in literal_actions[other]
+                        for end in range(1, len(literal) + 1)
+                        for action in literal_actions.get(literal[:end], ())
                     ),
                     key=_action_order,
                 )
