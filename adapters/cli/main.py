@@ -5,7 +5,8 @@ argparse and nothing of chat-recall; a command's module (its flags and its work)
 imported only when that command is the one being run, and `--version` reads the
 package metadata only when asked. The cyclic garbage collector is off while a short
 command starts and runs (imports allocate a great deal and free almost nothing: it cost
-about 15% of a search's CPU time); long-running commands switch it back on.
+about 15% of a search's CPU time); long-running commands switch it back on. `program`
+is the process's entry point: `main`, then a cheap exit.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import gc
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 
 class Command(NamedTuple):
@@ -116,5 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
+def program() -> NoReturn:
+    """The `chat-recall` program (and `python -m chat_recall`): `main` with the process's
+    arguments, then exit. What is left at exit is frozen first (`gc.freeze`), so the
+    interpreter's final garbage collections skip what every command loads and keeps
+    (modules, classes, compiled code): about a sixteenth of a short command's
+    instructions. Exit is otherwise unchanged: output is flushed, atexit handlers run."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    program()

@@ -96,6 +96,18 @@ def test_search_prints_the_tool_json(database: Path, capsys: Capture) -> None:
     assert {m["message_id"] for m in output["results"][0]["matches"]} == {42, 43}
 
 
+def test_the_program_prints_and_exits_as_main_returns(database: Path, capsys: Capture) -> None:
+    """`chat-recall` / `python -m chat_recall` (`program`: main, then a cheap exit)."""
+    arguments = ["search", "--db", str(database), "--app", "1", "login sessions"]
+    assert main(arguments) == 0
+    in_process = capsys.readouterr().out
+    process = run_cli(*arguments)
+    assert (process.returncode, process.stdout, process.stderr) == (0, in_process, "")
+    missing = run_cli("read", "--db", str(database), "--app", "1", "--chat", "999")
+    assert missing.returncode == Exit.TOOL_ERROR
+    assert json.loads(missing.stderr)["error"]["kind"] == "not_found"
+
+
 def test_read_prints_the_tool_json(database: Path, capsys: Capture) -> None:
     arguments = ["read", "--db", str(database), "--app", "1", "--chat", "7"]
     assert main([*arguments, "--around", "43", "--before", "1", "--after", "0"]) == 0
