@@ -17,8 +17,10 @@ folder first on PYTHONPATH, same interpreter and packages), alternating run by r
 the current code, so a before/after comparison sees the same load. With
 `--instructions` (needs valgrind), each command also runs once under callgrind and its
 count of executed instructions is printed: a figure the machine's load does not move at
-all, to compare versions and to convert (against `python -c pass`, timed when the
-machine is quiet) into the time the command takes on a quiet machine.
+all, to compare versions and to convert (with `QUIET_MS_PER_M_INSTRUCTIONS`, timed when
+the machine was quiet) into the time the command takes on a quiet machine ("quiet ms").
+Children run with bytecode caching on, as an installed package does. With
+`--baseline`, both versions run as `python -m chat_recall`.
 """
 
 from __future__ import annotations
@@ -54,10 +56,24 @@ HISTORY = [
 ]
 
 
-def command() -> list[str]:
-    """The installed console script next to this interpreter, else `python -m`."""
+# Children run with bytecode caching on, as an installed package runs (pip compiles its
+# modules): a PYTHONDONTWRITEBYTECODE inherited from a development shell would make every
+# run compile chat-recall's modules from source.
+ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+# Calibration: on a quiet moment of this 2-core machine a command of 1,316 M
+# instructions took 414 ms (wall), so an instruction count converts into the time a
+# command takes on a quiet machine, which the shared machine's load cannot distort.
+QUIET_MS_PER_M_INSTRUCTIONS = 414 / 1316
+
+
+def command(module: bool = False) -> list[str]:
+    """The installed console script next to this interpreter, else (or with `module`:
+    a baseline checkout may have another entry point) `python -m chat_recall`."""
     script = Path(sys.executable).parent / "chat-recall"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "chat_recall"]
+    if script.exists() and not module:
+        return [str(script)]
+    return [sys.executable, "-m", "chat_recall"]
 
 
 def prepare(directory: Path) -> Path:
@@ -69,6 +85,7 @@ def prepare(directory: Path) -> Path:
             [*command(), step[0], "--db", str(path), *step[1:]],
             check=True,
             capture_output=True,
+            env=ENVIRONMENT,
         )
     return path
 
@@ -84,7 +101,7 @@ Samples = tuple[list[float], list[float]]  # wall and CPU seconds, one per run
 def _run(argv: list[str], env: dict[str, str] | None, into: Samples) -> None:
     cpu = _child_cpu()
     started = time.perf_counter()
-    subprocess.run(argv, capture_output=True, check=False, env=env)
+    subprocess.run(argv, capture_output=True, check=False, env=env or ENVIRONMENT)
     into[0].append(time.perf_counter() - started)
     into[1].append(_child_cpu() - cpu)
 
@@ -93,11 +110,11 @@ def time_loop(argv: list[str], runs: int, baseline: Path | None = None) -> tuple
     """Samples of the current code and, alternating with them, of the baseline's."""
     old_env = None
     if baseline is not None:
-        old_env = {**os.environ, "PYTHONPATH": str(baseline / ".dev")}
+        old_env = {**ENVIRONMENT, "PYTHONPATH": str(baseline / ".dev")}
     current: Samples = ([], [])
     before: Samples = ([], [])
-    for _ in range(3):  # warm the page cache
-        subprocess.run(argv, capture_output=True, check=False)
+    for _ in range(3):  # warm the page cache (and write the bytecode caches)
+        subprocess.run(argv, capture_output=True, check=False, env=ENVIRONMENT)
         if old_env is not None:
             subprocess.run(argv, capture_output=True, check=False, env=old_env)
     for _ in range(runs):
@@ -107,17 +124,21 @@ def time_loop(argv: list[str], runs: int, baseline: Path | None = None) -> tuple
     return current, before
 
 
-def instructions(argv: list[str], env: dict[str, str] | None) -> float:
-    """Millions of instructions one run executes (callgrind's `Collected`)."""
-    result = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-    found = re.search(r"Collected : (\d+)", result.stderr)
-    return int(found.group(1)) / 1e6 if found else float("nan")
+def instructions(argv: list[str], env: dict[str, str] | None, runs: int = 1) -> float:
+    """Millions of instructions a run executes (callgrind's `Collected`), the median of
+    `runs` runs (hash randomisation moves the count by a fraction of a percent)."""
+    counts = []
+    for _ in range(runs):
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env or ENVIRONMENT,
+        )
+        found = re.search(r"Collected : (\d+)", result.stderr)
+        counts.append(int(found.group(1)) / 1e6 if found else float("nan"))
+    return statistics.median(counts)
 
 
 def _row(label: str, samples: Samples) -> dict[str, Any]:
@@ -165,19 +186,26 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="also count executed instructions under valgrind (load-independent)",
     )
+    parser.add_argument(
+        "--instruction-runs",
+        type=int,
+        default=3,
+        help="valgrind runs per command, median taken (default 3)",
+    )
     arguments = parser.parse_args(argv)
     use_hyperfine = shutil.which("hyperfine") is not None
     rows = []
     with tempfile.TemporaryDirectory() as name:
         directory = Path(name)
         database = str(prepare(directory))
+        program = command(module=arguments.baseline is not None)
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
-            "--help": [*command(), "--help"],
-            "--version": [*command(), "--version"],
-            "search": [*command(), "search", "--db", database, "--app", "1", "sessions"],
-            "read": [*command(), "read", "--db", database, "--app", "1", "--chat", "1"],
-            "status": [*command(), "status", "--db", database],
+            "--help": [*program, "--help"],
+            "--version": [*program, "--version"],
+            "search": [*program, "search", "--db", database, "--app", "1", "sessions"],
+            "read": [*program, "read", "--db", database, "--app", "1", "--chat", "1"],
+            "status": [*program, "status", "--db", database],
         }
         for label, case in cases.items():
             current, before = time_loop(case, arguments.runs, arguments.baseline)
@@ -185,23 +213,28 @@ def main(argv: list[str] | None = None) -> None:
                 current = (time_hyperfine(case, arguments.runs, directory), current[1])
             rows.append(_row(label, current))
             if arguments.instructions:
-                rows[-1]["instructions_m"] = instructions(case, None)
+                rows[-1]["instructions_m"] = instructions(case, None, arguments.instruction_runs)
             if before[0] and label != "python -c pass":
                 rows.append(_row(f"{label} (baseline)", before))
                 if arguments.instructions:
-                    old_env = {**os.environ, "PYTHONPATH": str(arguments.baseline / ".dev")}
-                    rows[-1]["instructions_m"] = instructions(case, old_env)
+                    old_env = {**ENVIRONMENT, "PYTHONPATH": str(arguments.baseline / ".dev")}
+                    rows[-1]["instructions_m"] = instructions(
+                        case, old_env, arguments.instruction_runs
+                    )
     floor = rows[0]["median_ms"]
-    print(f"timer: {'hyperfine' if use_hyperfine else 'timing loop'}; command: {command()[0]}")
+    print(f"timer: {'hyperfine' if use_hyperfine else 'timing loop'}; command: {' '.join(program)}")
     print(
         f"{'command':<22}{'median ms':>10}{'p90 ms':>10}{'x python':>10}{'cpu ms':>10}"
-        f"{'M instr':>10}"
+        f"{'M instr':>10}{'quiet ms':>10}"
     )
     for row in rows:
+        if "instructions_m" in row:
+            row["quiet_ms_estimate"] = row["instructions_m"] * QUIET_MS_PER_M_INSTRUCTIONS
         print(
             f"{row['command']:<22}{row['median_ms']:>10.1f}{row['p90_ms']:>10.1f}"
             f"{row['median_ms'] / floor:>10.1f}{row['cpu_median_ms']:>10.1f}"
             f"{row.get('instructions_m', float('nan')):>10.0f}"
+            f"{row.get('quiet_ms_estimate', float('nan')):>10.0f}"
         )
     if arguments.json is not None:
         arguments.json.parent.mkdir(parents=True, exist_ok=True)
