@@ -23,6 +23,7 @@ secret is replaced whole whichever check saw it. A value listed in the policy's
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -123,7 +124,6 @@ class Redactor:
     """A policy compiled once: `redact(text)`."""
 
     policy: RedactionPolicy
-    _triggers: re.Pattern[str]
     _actions: Mapping[str, tuple[Action, ...]]
     _aws_rules: tuple[_Rule, ...]
     _searched: tuple[_Rule, ...]
@@ -176,7 +176,6 @@ class Redactor:
             )
         return cls(
             policy,
-            re.compile(literal_trie(actions)),
             actions,
             aws_rules,
             searched,
@@ -206,7 +205,14 @@ class Redactor:
             for match in _URL_PASSWORD().finditer(text):
                 yield _Span(match.start("secret"), match.end("secret"), "password", _URL)
 
+    @functools.cached_property
+    def _triggers(self) -> re.Pattern[str]:
+        """One expression that finds every literal, compiled on first use."""
+        return re.compile(literal_trie(self._actions))
+
     def _triggered(self, text: str, lowered: str) -> Iterator[_Span]:
+        if len(lowered) <= _SHORT and not any(literal in lowered for literal in self._actions):
+            return  # no literal occurs, so the trie finds nothing: no need to compile it
         disabled = self.policy.disabled_kinds
         resume = 0
         aws_windows: list[list[int]] = []
@@ -259,6 +265,12 @@ class Redactor:
                 continue
             yield span
             position = max(span.end, at + 1)
+
+
+# A text this short (a search query, a title) is checked for the literals one by one
+# before the trie is used: the trie costs more to compile than most short processes (a
+# CLI search redacting its query) spend redacting.
+_SHORT = 256
 
 
 def _lowered(text: str) -> str:
