@@ -460,6 +460,23 @@ def _parsers() -> list[tuple[str, argparse.ArgumentParser]]:
     return found
 
 
+def test_a_command_line_starting_with_its_command_parses_as_with_every_command(
+    capsys: Capture,
+) -> None:
+    """`main` builds only that command's parser then (`alone`): same help, same errors."""
+    for command in COMMANDS:
+        seen = []
+        for alone in (False, True):
+            parser = build_parser(command.name, alone=alone)
+            for argv in ([command.name, "--help"], [command.name, "--no-such-flag"]):
+                with pytest.raises(SystemExit) as done:
+                    parser.parse_args(argv)
+                captured = capsys.readouterr()
+                seen.append((argv, done.value.code, captured.out, captured.err))
+        assert seen[:2] == seen[2:]
+        assert command.summary[1:] in seen[0][2]
+
+
 def test_every_flag_has_help_text_with_its_range_and_default() -> None:
     for name, parser in _parsers():
         for action in parser._actions:
