@@ -136,25 +136,26 @@ def _child(arguments: list[str]) -> None:
     os._exit(cli(arguments))
 
 
-def run_and_kill(arguments: list[str], after: float) -> bool:
-    """Run the command in a child process and SIGKILL it `after` seconds later; True
-    if it was still running then."""
+def run_and_kill(arguments: list[str], after: float) -> float | None:
+    """Run the command in a child process and SIGKILL it `after` seconds later. None
+    if it was still running then (killed), else how long it took."""
+    started = time.perf_counter()
     process = multiprocessing.get_context("fork").Process(target=_child, args=(arguments,))
     process.start()
     process.join(after)
     if process.exitcode is not None:
         assert process.exitcode == 0, f"{arguments} failed before its kill point"
-        return False
+        return time.perf_counter() - started
     assert process.pid is not None
     os.kill(process.pid, signal.SIGKILL)
     process.join()
-    return True
+    return None
 
 
-def duration(arguments: list[str]) -> float:
-    started = time.perf_counter()
-    assert not run_and_kill(arguments, 600)
-    return time.perf_counter() - started
+def finish(arguments: list[str]) -> float:
+    took = run_and_kill(arguments, 600)
+    assert took is not None, f"{arguments} still running after 600 s"
+    return took
 
 
 def check(path: Path) -> list[str]:
@@ -221,19 +222,25 @@ def kill_cycles(directory: Path, command: str, kills: int, seed: int) -> KillRep
                 recall.dirty.mark_all_messages()
         return command_line(command, path)
 
-    uninterrupted = duration(prepared())
+    # Kill points are drawn within the shortest uninterrupted run seen so far: a first
+    # run slower than the rest (cold caches, a busy machine) must not leave most later
+    # runs finishing before their kill point.
+    uninterrupted = finish(prepared())
     problems = check(path)
     killed = finished = 0
     while killed < kills:
+        assert finished <= 4 * kills, f"{command}: {finished} runs ended before any kill"
         arguments = prepared()
-        if run_and_kill(arguments, pick.uniform(0.05, uninterrupted)):
+        took = run_and_kill(arguments, pick.uniform(0.01, max(uninterrupted, 0.02)))
+        if took is None:
             killed += 1
         else:
             finished += 1
+            uninterrupted = min(uninterrupted, took)
         # the restart
         if command == "rebuild":
-            assert run_and_kill(["install", "--db", str(path)], 600) is False
-        assert run_and_kill(["index", "--db", str(path), "--quiet"], 600) is False
+            finish(["install", "--db", str(path)])
+        finish(["index", "--db", str(path), "--quiet"])
         problems += [f"{command} kill {killed}: {problem}" for problem in check(path)]
     return KillReport(command, killed, finished, tuple(problems))
 
