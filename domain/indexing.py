@@ -44,10 +44,28 @@ class IndexEntry:
     redactions: int = 0
 
 
-def index_entry(row: SourceRow, policy: MarkupPolicy) -> IndexEntry:
+@attrs.frozen
+class IndexedTitle:
+    """A chat title as the index holds it (credentials redacted, index text) and how
+    many values were redacted from it."""
+
+    text: str
+    redactions: int
+
+    @classmethod
+    def of(cls, title: str | None, policy: MarkupPolicy) -> IndexedTitle:
+        redaction = projections.redact_title(title, policy)
+        return cls(index_text(redaction.text), redaction.total)
+
+
+def index_entry(
+    row: SourceRow, policy: MarkupPolicy, title: IndexedTitle | None = None
+) -> IndexEntry:
     """The document for a source row, with the count of redacted values. Body and title
     are redacted before they are indexed, so no search can find or return a secret.
-    Raises `Unreadable` for a row whose stored values cannot be read."""
+    `title` is `IndexedTitle.of(row.title, policy)` when the caller has it already (a
+    batch holds many messages of one chat). Raises `Unreadable` for a row whose stored
+    values cannot be read."""
     message = row.message
     if row.problem is not None:
         raise Unreadable(row.problem)
@@ -55,7 +73,7 @@ def index_entry(row: SourceRow, policy: MarkupPolicy) -> IndexEntry:
     projection = projections.project_for_search(message.text, policy)
     if projection.is_empty:
         return IndexEntry(None)
-    title = projections.redact_title(row.title, policy)
+    title = title or IndexedTitle.of(row.title, policy)
     document = IndexDocument(
         message_id=message.id,
         chat_id=message.chat_id,
@@ -64,10 +82,10 @@ def index_entry(row: SourceRow, policy: MarkupPolicy) -> IndexEntry:
         created_at=message.created_at,
         is_compaction_summary=message.is_compaction_summary,
         projection_truncated=projection.truncated,
-        title=index_text(title.text),
+        title=title.text,
         body=index_text(projection.text),
     )
-    return IndexEntry(document, projection.redacted + title.total)
+    return IndexEntry(document, projection.redacted + title.redactions)
 
 
 def build_document(row: SourceRow, policy: MarkupPolicy) -> IndexDocument | None:
@@ -92,13 +110,20 @@ def plan_batch(
     deletes: list[MessageId] = []
     quarantined: list[QuarantinedRow] = []
     redactions = 0
+    titles: dict[str | None, IndexedTitle] = {}  # a batch holds many messages per chat
     for marker in markers:
         if marker.id in failed_to_load:
             quarantined.append(QuarantinedRow(marker.id, None, None, UnreadableReason.READ_FAILED))
             continue
         row = rows.get(marker.id)
         try:
-            entry = IndexEntry(None) if row is None else index_entry(row, policy)
+            if row is None:
+                entry = IndexEntry(None)
+            else:
+                title = titles.get(row.title)
+                if title is None:
+                    title = titles[row.title] = IndexedTitle.of(row.title, policy)
+                entry = index_entry(row, policy, title)
         except Unreadable as problem:
             assert row is not None
             quarantined.append(set_aside(row, problem.reason))
