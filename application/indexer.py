@@ -23,6 +23,7 @@ from chat_recall.application.progress import IndexProgress
 from chat_recall.domain.errors import SYSTEMIC_ERRORS
 from chat_recall.domain.indexing import (
     BatchSizing,
+    HostYield,
     RetryBackoff,
     index_stamp,
     plan_batch,
@@ -57,6 +58,7 @@ class IndexerSettings:
     chats_per_batch: int = 8
     pause_between_batches_seconds: float = 0.001
     poll_interval_seconds: float = 30.0
+    host_yield: HostYield = HostYield()
 
 
 @attrs.frozen
@@ -69,6 +71,9 @@ class BatchReport:
     batch_size: int = 0
     projection_seconds: float = 0.0  # of duration_seconds: building documents (domain)
     maintenance_seconds: float = 0.0  # the maintenance step after the batch, timed apart
+    # How long to rest before the next batch, to make way for a writing host (`HostYield`):
+    # the background worker and `chat-recall index` honour it; `run_until_idle` does not.
+    rest_seconds: float = 0.0
     quarantined: int = 0  # rows set aside as unreadable (see `Quarantine`)
 
     @property
@@ -114,6 +119,10 @@ class Indexer:
     _idle: threading.Event = attrs.field(init=False, factory=threading.Event)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
     _retry_in: float = attrs.field(init=False, default=0.0)
+    # The storage's `host_writes()` value last seen, and when it last moved.
+    _host_writes: int | None = attrs.field(init=False, default=None)
+    _host_wrote_at: float | None = attrs.field(init=False, default=None)
+    _host_since: float = attrs.field(init=False, default=0.0)
 
     def __attrs_post_init__(self) -> None:
         self._batch_size = self.settings.sizing.initial
@@ -156,11 +165,14 @@ class Indexer:
         if not self._prepared:
             self.prepare()
         started = self.clock.monotonic()
+        active, careful = self._host_activity(started)
+        polite = self.settings.host_yield
         expanded = 0
-        for marker in self.dirty.pending_chats(self.settings.chats_per_batch):
+        chats = 1 if careful else self.settings.chats_per_batch
+        for marker in self.dirty.pending_chats(chats):
             self.dirty.expand_chat(marker)
             expanded += 1
-        size = self._batch_size
+        size = polite.size(self._batch_size, active=careful)
         markers = self.dirty.pending_messages(size)
         rows, unreadable = self._load(markers)
         projecting = self.clock.monotonic()
@@ -188,6 +200,7 @@ class Indexer:
             projection_seconds=projection,
             maintenance_seconds=maintenance_seconds,
             quarantined=len(batch.quarantined),
+            rest_seconds=polite.rest(duration + maintenance_seconds, active=active),
         )
         if report.did_work:
             self.telemetry.emit(
@@ -206,6 +219,23 @@ class Indexer:
             log.warning("indexer: %d row(s) quarantined: %s", count, reason)
             self.telemetry.emit(RowsQuarantinedEvent(reason=reason, count=count))
         return report
+
+    def _host_activity(self, now: float) -> tuple[bool, bool]:
+        """(active, careful): active when the host wrote within `HostYield.quiet_seconds`
+        (then batches are small and followed by rests); careful also in the first
+        `quiet_seconds` of this indexer, before there is anything to compare (small
+        batches, no rests)."""
+        seen = self.dirty.host_writes()
+        if seen is None:
+            return False, False  # the host never waits for this storage's indexer
+        quiet = self.settings.host_yield.quiet_seconds
+        if self._host_writes is None:
+            self._host_since = now
+        elif seen != self._host_writes:
+            self._host_wrote_at = now
+        self._host_writes = seen
+        active = self._host_wrote_at is not None and now - self._host_wrote_at < quiet
+        return active, active or now - self._host_since < quiet
 
     def _load(
         self, markers: Sequence[MessageMarker]
@@ -396,7 +426,8 @@ class Indexer:
                 self._stopping.wait(delay)
                 continue
             if report.did_work:
-                self._stopping.wait(self.settings.pause_between_batches_seconds)
+                pause = self.settings.pause_between_batches_seconds
+                self._stopping.wait(max(pause, report.rest_seconds))
                 continue
             with self._signal:
                 if self._notified != seen:

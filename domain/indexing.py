@@ -195,6 +195,33 @@ class BatchSizing:
 
 
 @attrs.frozen
+class HostYield:
+    """How the indexer makes way for a host that is writing. SQLite lets one writer at a
+    time: a host write that arrives while an indexer transaction holds the lock waits
+    (its busy handler sleeps 1, 2, 5, 10 ms... between tries), so the host's write
+    latency grows with the share of time the indexer holds the lock; on a small machine
+    it also grows with the CPU the indexer takes. While the host has written within
+    `quiet_seconds`, batches take at most `batch_cap` messages (short transactions) and
+    the indexer rests so that its batches (work and transactions) take at most `duty` of
+    the time, never less than `min_rest_seconds` (a gap a waiting writer's next try can
+    use). When the host is quiet, the indexer runs at full speed."""
+
+    quiet_seconds: float = 0.5
+    batch_cap: int = 8
+    duty: float = 0.1
+    min_rest_seconds: float = 0.005
+
+    def size(self, size: int, *, active: bool) -> int:
+        return min(size, self.batch_cap) if active else size
+
+    def rest(self, batch_seconds: float, *, active: bool) -> float:
+        """Seconds to rest after a batch that took this long."""
+        if not active:
+            return 0.0
+        return max(self.min_rest_seconds, batch_seconds * (1.0 - self.duty) / self.duty)
+
+
+@attrs.frozen
 class RetryBackoff:
     """The pause before retrying after consecutive failed batches: `first_seconds`,
     doubled per further failure, at most `max_seconds`."""

@@ -162,6 +162,13 @@ class DirtyQueue(Protocol):
         """Dirty messages and chats of one app, not counting the excluded chat's own."""
         ...
 
+    def host_writes(self) -> int | None:
+        """A value that changes whenever someone other than this indexer committed a
+        write to the storage since the last call (the host, another indexer): the
+        indexer makes way while it moves (`HostYield`). None where the host's writes
+        never wait for the indexer's."""
+        ...
+
 
 class IndexWriter(Protocol):
     """The writes of one indexer unit of work (see `IndexUnitOfWork`)."""

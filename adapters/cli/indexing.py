@@ -41,6 +41,8 @@ def drain(
     try:
         while True:
             report = recall.indexer.run_batch()
+            if report.rest_seconds:
+                time.sleep(report.rest_seconds)  # the host is writing: make way
             batches += 1
             indexed += report.indexed
             deleted += report.deleted

@@ -67,6 +67,10 @@ class InMemoryDirtyQueue:
                 len(db.deleted_messages) + len(db.deleted_chats),
             )
 
+    def host_writes(self) -> int | None:
+        """Nothing waits for anything in memory: the indexer never needs to make way."""
+        return None
+
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         db = self.database
         with db.lock:

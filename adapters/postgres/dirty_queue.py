@@ -154,6 +154,11 @@ class PostgresDirtyQueue:
 
         return self.database.read(count)
 
+    def host_writes(self) -> int | None:
+        """None: PostgreSQL has no single write lock, so a host write never waits for
+        the indexer's transactions and the indexer never needs to make way."""
+        return None
+
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         row = self.database.read(
             lambda c: c.execute(

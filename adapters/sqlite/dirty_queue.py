@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way
 from chat_recall.adapters.sqlite.migrations import (
     DELETED_CHATS,
     DELETED_MESSAGES,
@@ -28,7 +28,7 @@ from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, Message
 MARK_CHUNK = 5_000
 # Messages of a dirty chat marked per transaction (a renamed 200k-message chat is
 # re-marked in 100 short transactions, not one long one).
-EXPAND_CHUNK = 2_000
+EXPAND_CHUNK = 500
 
 
 @attrs.define
@@ -111,6 +111,7 @@ class SqliteDirtyQueue:
                 )
                 marked += max(cursor.rowcount, 0)
                 after = last
+            make_way()
 
     def mark_all_messages(self) -> int:
         """In chunks of MARK_CHUNK ids, each its own short transaction, so host writes
@@ -126,6 +127,7 @@ class SqliteDirtyQueue:
                 return marked
             count, after = chunk
             marked += count
+            make_way()
 
     def requeue_quarantined(self) -> int:
         s = self.database.schema
@@ -149,6 +151,11 @@ class SqliteDirtyQueue:
                 for table in (DIRTY_MESSAGES, DIRTY_CHATS, DELETED_MESSAGES, DELETED_CHATS)
             )
         return Backlog(messages=messages, chats=chats, purges=deleted_messages + deleted_chats)
+
+    def host_writes(self) -> int | None:
+        """SQLite's `data_version` on this thread's writer connection: it moves when
+        any other connection commits (this indexer's own commits use this connection)."""
+        return self.database.data_version()
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         with self.database.reading() as connection:

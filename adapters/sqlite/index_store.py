@@ -23,7 +23,7 @@ import attrs
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
 from chat_recall.adapters.sqlite import document_rows
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.migrations import (
     APPS,
@@ -55,15 +55,17 @@ from chat_recall.domain.model import (
 from chat_recall.domain.query import ScopedQuery
 from chat_recall.domain.text.analysis import TextAnalysis
 
-MAINTENANCE_MERGE_PAGES = 100  # FTS5 merge work per written table (measured: <= ~11 ms)
+# FTS5 merge work per written table and step: small, so that one merge transaction stays
+# short (100 pages measured <= ~11 ms on a quiet machine, but up to ~200 ms under load).
+MAINTENANCE_MERGE_PAGES = 16
 # A reclaim step stops taking more documents after this long inside its transaction
 # (an FTS5 delete re-reads the document's text; large documents cost more).
 RECLAIM_BUDGET_SECONDS = 0.010
-RECLAIM_CHUNK = 25
+RECLAIM_CHUNK = 2
 # Documents checked per read when looking for orphans; orphans found are removed in
 # short transactions of their own.
 ORPHAN_SCAN_CHUNK = 5_000
-ORPHAN_REMOVE_CHUNK = 200
+ORPHAN_REMOVE_CHUNK = 25
 
 RECLAIM_WAITING = (
     f"SELECT EXISTS (SELECT 1 FROM {PURGE}) OR EXISTS (SELECT 1 FROM {DELETED_MESSAGES}) "
@@ -199,24 +201,27 @@ class SqliteFts5IndexStore:
         """Reclaim documents the host deleted (see `_reclaim`), then an incremental
         FTS5 merge of about `merge_pages` pages in each table written since the last
         step: automatic merging is off in our tables (it made some write batches take 2x
-        the budget), so this bounded step replaces it. Two short transactions."""
+        the budget), so this bounded step replaces it. Short transactions: the reclaim,
+        then one per table merged."""
         with self.database.reading() as connection:
             waiting = connection.execute(RECLAIM_WAITING).fetchone()[0]
-        reclaimed, more = 0, False
-        if waiting:
-            with self.database.writing() as connection:
-                reclaimed, more = self._reclaim(connection)
+        reclaimed, more = self._reclaim_step() if waiting else (0, False)
         written, self._written = self._written, set()
-        if written:
-            with self.database.writing() as connection:
-                for app_id in sorted(written):
-                    if self._table_exists(connection, app_id):
-                        table = quote(fts_table_name(app_id))
-                        connection.execute(
-                            f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)",
-                            (self.merge_pages,),
-                        )
+        for app_id in sorted(written):  # one short transaction per table
+            self._merge(app_id)
         return Maintenance(reclaimed=reclaimed, more=more)
+
+    def _reclaim_step(self) -> tuple[int, bool]:
+        with self.database.writing() as connection:
+            return self._reclaim(connection)
+
+    def _merge(self, app_id: AppId) -> None:
+        with self.database.writing() as connection:
+            if self._table_exists(connection, app_id):
+                table = quote(fts_table_name(app_id))
+                connection.execute(
+                    f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (self.merge_pages,)
+                )
 
     def _reclaim(self, connection: sqlite3.Connection) -> tuple[int, bool]:
         """Up to `purges_per_step` documents awaiting reclaim (`chat_recall_purge`),
@@ -367,6 +372,7 @@ class SqliteFts5IndexStore:
                 for message_id in still:
                     self._remove(connection, message_id)
                 removed += len(still)
+            make_way()
         return removed
 
     def _remove_stray_rows(self, app_id: AppId, table: str) -> int:
@@ -406,6 +412,7 @@ class SqliteFts5IndexStore:
                     )
                     removed += max(cursor.rowcount, 0)
                     self._written.add(app_id)
+                make_way()
 
     # -- reading -----------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import sqlite3
 import attrs
 
 from chat_recall.adapters.sqlite import migrations, registry
-from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
+from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5, make_way
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 from chat_recall.domain.errors import IndexUnavailable
@@ -70,6 +70,7 @@ def finish(database: SqliteDatabase, chunk: int = FINISH_CHUNK) -> None:
             with database.writing() as connection:
                 if migrations.drain_legacy(connection, table, chunk):
                     break
+            make_way()
     while True:
         with database.writing() as connection:
             row = connection.execute(
@@ -90,6 +91,7 @@ def finish(database: SqliteDatabase, chunk: int = FINISH_CHUNK) -> None:
                 f"UPDATE {migrations.META} SET value = ? WHERE key = ?",
                 (marked[1], migrations.MARKING_AFTER),
             )
+        make_way()
 
 
 def _rebuild_for(database: SqliteDatabase) -> None:
