@@ -8,6 +8,7 @@ class TestMyAdapter(StorageContracts):
 
 from __future__ import annotations
 
+from chat_recall.contracts.concurrency import ConcurrencyContract
 from chat_recall.contracts.dirty_queue import DirtyQueueContract
 from chat_recall.contracts.host_writer import HostWriterContract
 from chat_recall.contracts.index_store import IndexStoreContract
@@ -22,6 +23,7 @@ SUITES = (
     IndexStoreContract,
     IndexerContract,
     ToolsNeverWriteContract,
+    ConcurrencyContract,
 )
 
 
