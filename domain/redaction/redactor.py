@@ -93,10 +93,16 @@ def _renamed(rule: SecretRule, index: int) -> str:
 @attrs.frozen
 class _Rule:
     rule: SecretRule
-    pattern: re.Pattern[str]
+    source: str  # the rule's pattern, renamed (`_renamed`)
     rank: int
     secret_group: str
     order: int  # host rules first, then the catalogue's order (specific before generic)
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled when a text first holds one of the rule's anchors: most texts (a
+        search query) never need most rules."""
+        return re.compile(self.source)
 
     def accepted(self, match: re.Match[str], text: str) -> _Span | None:
         """The span this rule replaces in `match`, if its check passes."""
@@ -138,8 +144,7 @@ class Redactor:
         rules = [(rule, _HOST) for rule in policy.extra_rules]
         rules += [(rule, _PROVIDER) for rule in policy.provider_rules]
         compiled = [
-            _Rule(rule, re.compile(_renamed(rule, i)), rank, f"s{i}", i)
-            for i, (rule, rank) in enumerate(rules)
+            _Rule(rule, _renamed(rule, i), rank, f"s{i}", i) for i, (rule, rank) in enumerate(rules)
         ]
         literal_actions: dict[str, list[Action]] = {}
         for item in compiled:
@@ -171,9 +176,7 @@ class Redactor:
         )
         search = None
         if searched:
-            search = re.compile(
-                "|".join(f"(?P<r{i}>{c.pattern.pattern})" for i, c in enumerate(searched))
-            )
+            search = re.compile("|".join(f"(?P<r{i}>{c.source})" for i, c in enumerate(searched)))
         return cls(
             policy,
             actions,

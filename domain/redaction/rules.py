@@ -35,7 +35,9 @@ def _valid_kind(instance: object, attribute: object, value: str) -> None:
         raise ValueError(f"kind must be lower-case words joined by '-', got {value!r}")
 
 
-def _valid_pattern(instance: object, attribute: object, value: str) -> None:
+def check_pattern(value: str) -> None:
+    """Raise ValueError unless `value` compiles, cannot match the empty string and
+    names no group but `secret`."""
     try:
         compiled = re.compile(value)
     except re.error as error:
@@ -45,6 +47,15 @@ def _valid_pattern(instance: object, attribute: object, value: str) -> None:
     extra = set(compiled.groupindex) - {"secret"}
     if extra:
         raise ValueError(f"pattern {value!r}: the only named group allowed is 'secret'")
+
+
+def _valid_pattern(instance: object, attribute: object, value: str) -> None:
+    # The catalogue's own patterns are checked by the tests (tests/redaction/
+    # test_catalogue.py), not on every start: compiling all of them cost a command-line
+    # search about 6% of its instructions. Any other pattern is checked when its rule is
+    # built.
+    if value not in _BUILT_IN_PATTERNS:
+        check_pattern(value)
 
 
 def _anchors(value: Iterable[str]) -> tuple[str, ...]:
@@ -84,7 +95,14 @@ def count_placeholders(text: str) -> int:
     return len(_PLACEHOLDER().findall(text))
 
 
-def _rule(kind: str, anchors: str, pattern: str, check: Check = Check.NONE) -> SecretRule:
+Shape = tuple[str, str, str, Check]  # kind, anchors (space-separated), pattern, check
+
+
+def _shape(kind: str, anchors: str, pattern: str, check: Check = Check.NONE) -> Shape:
+    return (kind, anchors, pattern, check)
+
+
+def _rule(kind: str, anchors: str, pattern: str, check: Check) -> SecretRule:
     return SecretRule(kind, pattern, check, tuple(anchors.split()))
 
 
@@ -97,136 +115,129 @@ _RH = r"(?![A-Za-z0-9_-])"
 
 @functools.cache
 def provider_rules() -> tuple[SecretRule, ...]:
-    """The built-in provider shapes, built (and their patterns validated) on first use.
-    Ordered: where two rules match at the same place, the earlier (more specific) wins."""
-    return _catalogue()
+    """The built-in provider shapes, built on first use. Ordered: where two rules match
+    at the same place, the earlier (more specific) wins."""
+    return tuple(_rule(*shape) for shape in CATALOGUE)
 
 
-def _catalogue() -> tuple[SecretRule, ...]:
-    return (
-        _rule(
-            "anthropic-api-key",
-            "sk-ant-",
-            _LH + r"sk-ant-(?:api|admin|sid|oat)\d{2}-[A-Za-z0-9_-]{32,}" + _RH,
-        ),
-        _rule("openrouter-api-key", "sk-or-", _LH + r"sk-or-v1-[a-f0-9]{64}" + _RH),
-        _rule(
-            "openai-api-key",
-            "sk-",
-            _LH + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}" + _RH,
-            Check.RANDOM,
-        ),
-        _rule("openai-api-key", "sk-", _LH + r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}" + _RH),
-        _rule("api-key", "sk-", _LH + r"sk-[A-Za-z0-9_-]{20,}" + _RH, Check.RANDOM),
-        _rule(
-            "stripe-secret-key",
-            "sk_live_ sk_test_ rk_live_ rk_test_",
-            _L + r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}" + _R,
-        ),
-        _rule("stripe-webhook-secret", "whsec_", _L + r"whsec_[A-Za-z0-9+/=]{24,}" + _R),
-        _rule(
-            "github-token", "ghp_ gho_ ghu_ ghs_ ghr_", _L + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _R
-        ),
-        _rule("github-token", "github_pat_", _L + r"github_pat_[A-Za-z0-9_]{60,255}" + _R),
-        _rule(
-            "gitlab-token",
-            "glpat- gldt- glrt- glptt- glft- glsoat- glimt- glcbt- gloas- glagent-",
-            _LH + r"gl(?:pat|dt|rt|ptt|ft|soat|imt|cbt|oas|agent)-[A-Za-z0-9_-]{20,}" + _RH,
-        ),
-        _rule("slack-token", "xox", _LH + r"xox[abposre]-(?:[0-9]+-)*[A-Za-z0-9-]{10,}" + _RH),
-        _rule("slack-token", "xapp-", _LH + r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+" + _RH),
-        _rule(
-            "slack-webhook",
-            "hooks.slack.com/",
-            r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})",
-        ),
-        _rule(
-            "discord-webhook",
-            "discord.com/api/webhooks/ discordapp.com/api/webhooks/",
-            r"discord(?:app)?\.com/api/webhooks/(?P<secret>\d+/[A-Za-z0-9_-]{40,})",
-        ),
-        _rule("npm-token", "npm_", _L + r"npm_[A-Za-z0-9]{36}" + _R),
-        _rule("pypi-token", "pypi-AgE", _LH + r"pypi-AgE[A-Za-z0-9_-]{50,}" + _RH),
-        _rule(
-            "huggingface-token",
-            "hf_ api_org_",
-            _L + r"(?:hf|api_org)_[A-Za-z0-9]{30,}" + _R,
-            Check.RANDOM,
-        ),
-        _rule("google-api-key", "AIza", _LH + r"AIza[0-9A-Za-z_-]{35}" + _RH),
-        _rule("google-oauth-secret", "GOCSPX-", _LH + r"GOCSPX-[0-9A-Za-z_-]{28}" + _RH),
-        _rule("google-oauth-token", "ya29.", _LH + r"ya29\.[0-9A-Za-z_-]{30,}" + _RH),
-        _rule("google-oauth-token", "1//0", r"(?<![\w/])1//0[0-9A-Za-z_-]{40,}" + _RH),
-        _rule(
-            "aws-access-key-id",
-            "AKIA ASIA ABIA ACCA",
-            r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
-        ),
-        _rule(
-            "aws-session-token",
-            "IQoJb3JpZ2luX2Vj FwoGZXIvYXdz FQoGZXIvYXdz",
-            r"(?<![A-Za-z0-9+/])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|FQoGZXIvYXdz)[A-Za-z0-9+/]{100,}={0,2}",
-        ),
-        _rule(
-            "jwt",
-            "eyJ eyA",
-            _LH
-            + r"ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+){0,2}",
-            Check.JWT,
-        ),
-        # No anchor: tried only within 240 characters of "aws", "amazon" or a key id.
-        _rule(
-            "aws-secret-key",
-            "",
-            r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])",
-            Check.AWS_CONTEXT,
-        ),
-        _rule("sendgrid-api-key", "SG.", _LH + r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _RH),
-        _rule("twilio-api-key", "SK", _L + r"SK[0-9a-f]{32}" + _R),
-        _rule("mailgun-api-key", "key-", _LH + r"key-[0-9a-f]{32}" + _RH),
-        _rule(
-            "telegram-bot-token",
-            ":AA",
-            r"(?<=\d):(?P<secret>AA[A-Za-z0-9_-]{33})" + _RH,
-        ),
-        _rule(
-            "shopify-token",
-            "shpat_ shpca_ shppa_ shpss_",
-            _L + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _R,
-        ),
-        _rule(
-            "digitalocean-token", "dop_v1_ doo_v1_ dor_v1_", _L + r"do[opr]_v1_[a-f0-9]{64}" + _R
-        ),
-        _rule(
-            "linear-api-key", "lin_api_ lin_oauth_", _L + r"lin_(?:api|oauth)_[A-Za-z0-9]{40}" + _R
-        ),
-        _rule(
-            "notion-token",
-            "secret_ ntn_",
-            _L + r"(?:secret|ntn)_[A-Za-z0-9]{43,}" + _R,
-            Check.RANDOM,
-        ),
-        _rule("replicate-token", "r8_", _L + r"r8_[A-Za-z0-9]{37}" + _R),
-        _rule("groq-api-key", "gsk_", _L + r"gsk_[A-Za-z0-9]{52}" + _R),
-        _rule("xai-api-key", "xai-", _LH + r"xai-[A-Za-z0-9]{80}" + _RH),
-        _rule("perplexity-api-key", "pplx-", _LH + r"pplx-[A-Za-z0-9]{48}" + _RH),
-        _rule("databricks-token", "dapi", _L + r"dapi[a-f0-9]{32}(?:-\d)?" + _R),
-        _rule("postman-api-key", "PMAK-", _LH + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _RH),
-        _rule(
-            "supabase-token",
-            "sbp_ sb_secret_",
-            _L + r"(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,})" + _RH,
-        ),
-        _rule("figma-token", "figd_", _L + r"figd_[A-Za-z0-9_-]{40,}" + _RH),
-        _rule("heroku-api-key", "HRKU-", _LH + r"HRKU-[A-Za-z0-9_-]{60}" + _RH),
-        _rule(
-            "doppler-token",
-            "dp.",
-            _L + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}" + _R,
-        ),
-        _rule("atlassian-token", "ATATT3", _L + r"ATATT3[A-Za-z0-9_=-]{180,}" + _RH),
-        _rule(
-            "square-token", "sq0atp- sq0csp-", _LH + r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}" + _RH
-        ),
-        _rule("age-secret-key", "AGE-SECRET-KEY-1", _LH + r"AGE-SECRET-KEY-1[0-9A-Z]{58}" + _R),
-    )
+# The built-in provider shapes, as data (strings only: nothing is compiled at import).
+CATALOGUE: tuple[Shape, ...] = (
+    _shape(
+        "anthropic-api-key",
+        "sk-ant-",
+        _LH + r"sk-ant-(?:api|admin|sid|oat)\d{2}-[A-Za-z0-9_-]{32,}" + _RH,
+    ),
+    _shape("openrouter-api-key", "sk-or-", _LH + r"sk-or-v1-[a-f0-9]{64}" + _RH),
+    _shape(
+        "openai-api-key",
+        "sk-",
+        _LH + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}" + _RH,
+        Check.RANDOM,
+    ),
+    _shape("openai-api-key", "sk-", _LH + r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}" + _RH),
+    _shape("api-key", "sk-", _LH + r"sk-[A-Za-z0-9_-]{20,}" + _RH, Check.RANDOM),
+    _shape(
+        "stripe-secret-key",
+        "sk_live_ sk_test_ rk_live_ rk_test_",
+        _L + r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}" + _R,
+    ),
+    _shape("stripe-webhook-secret", "whsec_", _L + r"whsec_[A-Za-z0-9+/=]{24,}" + _R),
+    _shape("github-token", "ghp_ gho_ ghu_ ghs_ ghr_", _L + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _R),
+    _shape("github-token", "github_pat_", _L + r"github_pat_[A-Za-z0-9_]{60,255}" + _R),
+    _shape(
+        "gitlab-token",
+        "glpat- gldt- glrt- glptt- glft- glsoat- glimt- glcbt- gloas- glagent-",
+        _LH + r"gl(?:pat|dt|rt|ptt|ft|soat|imt|cbt|oas|agent)-[A-Za-z0-9_-]{20,}" + _RH,
+    ),
+    _shape("slack-token", "xox", _LH + r"xox[abposre]-(?:[0-9]+-)*[A-Za-z0-9-]{10,}" + _RH),
+    _shape("slack-token", "xapp-", _LH + r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+" + _RH),
+    _shape(
+        "slack-webhook",
+        "hooks.slack.com/",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/-]{20,})",
+    ),
+    _shape(
+        "discord-webhook",
+        "discord.com/api/webhooks/ discordapp.com/api/webhooks/",
+        r"discord(?:app)?\.com/api/webhooks/(?P<secret>\d+/[A-Za-z0-9_-]{40,})",
+    ),
+    _shape("npm-token", "npm_", _L + r"npm_[A-Za-z0-9]{36}" + _R),
+    _shape("pypi-token", "pypi-AgE", _LH + r"pypi-AgE[A-Za-z0-9_-]{50,}" + _RH),
+    _shape(
+        "huggingface-token",
+        "hf_ api_org_",
+        _L + r"(?:hf|api_org)_[A-Za-z0-9]{30,}" + _R,
+        Check.RANDOM,
+    ),
+    _shape("google-api-key", "AIza", _LH + r"AIza[0-9A-Za-z_-]{35}" + _RH),
+    _shape("google-oauth-secret", "GOCSPX-", _LH + r"GOCSPX-[0-9A-Za-z_-]{28}" + _RH),
+    _shape("google-oauth-token", "ya29.", _LH + r"ya29\.[0-9A-Za-z_-]{30,}" + _RH),
+    _shape("google-oauth-token", "1//0", r"(?<![\w/])1//0[0-9A-Za-z_-]{40,}" + _RH),
+    _shape(
+        "aws-access-key-id",
+        "AKIA ASIA ABIA ACCA",
+        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+    ),
+    _shape(
+        "aws-session-token",
+        "IQoJb3JpZ2luX2Vj FwoGZXIvYXdz FQoGZXIvYXdz",
+        r"(?<![A-Za-z0-9+/])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|FQoGZXIvYXdz)[A-Za-z0-9+/]{100,}={0,2}",
+    ),
+    _shape(
+        "jwt",
+        "eyJ eyA",
+        _LH + r"ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+){0,2}",
+        Check.JWT,
+    ),
+    # No anchor: tried only within 240 characters of "aws", "amazon" or a key id.
+    _shape(
+        "aws-secret-key",
+        "",
+        r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])",
+        Check.AWS_CONTEXT,
+    ),
+    _shape("sendgrid-api-key", "SG.", _LH + r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _RH),
+    _shape("twilio-api-key", "SK", _L + r"SK[0-9a-f]{32}" + _R),
+    _shape("mailgun-api-key", "key-", _LH + r"key-[0-9a-f]{32}" + _RH),
+    _shape(
+        "telegram-bot-token",
+        ":AA",
+        r"(?<=\d):(?P<secret>AA[A-Za-z0-9_-]{33})" + _RH,
+    ),
+    _shape(
+        "shopify-token",
+        "shpat_ shpca_ shppa_ shpss_",
+        _L + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _R,
+    ),
+    _shape("digitalocean-token", "dop_v1_ doo_v1_ dor_v1_", _L + r"do[opr]_v1_[a-f0-9]{64}" + _R),
+    _shape("linear-api-key", "lin_api_ lin_oauth_", _L + r"lin_(?:api|oauth)_[A-Za-z0-9]{40}" + _R),
+    _shape(
+        "notion-token",
+        "secret_ ntn_",
+        _L + r"(?:secret|ntn)_[A-Za-z0-9]{43,}" + _R,
+        Check.RANDOM,
+    ),
+    _shape("replicate-token", "r8_", _L + r"r8_[A-Za-z0-9]{37}" + _R),
+    _shape("groq-api-key", "gsk_", _L + r"gsk_[A-Za-z0-9]{52}" + _R),
+    _shape("xai-api-key", "xai-", _LH + r"xai-[A-Za-z0-9]{80}" + _RH),
+    _shape("perplexity-api-key", "pplx-", _LH + r"pplx-[A-Za-z0-9]{48}" + _RH),
+    _shape("databricks-token", "dapi", _L + r"dapi[a-f0-9]{32}(?:-\d)?" + _R),
+    _shape("postman-api-key", "PMAK-", _LH + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _RH),
+    _shape(
+        "supabase-token",
+        "sbp_ sb_secret_",
+        _L + r"(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,})" + _RH,
+    ),
+    _shape("figma-token", "figd_", _L + r"figd_[A-Za-z0-9_-]{40,}" + _RH),
+    _shape("heroku-api-key", "HRKU-", _LH + r"HRKU-[A-Za-z0-9_-]{60}" + _RH),
+    _shape(
+        "doppler-token",
+        "dp.",
+        _L + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}" + _R,
+    ),
+    _shape("atlassian-token", "ATATT3", _L + r"ATATT3[A-Za-z0-9_=-]{180,}" + _RH),
+    _shape("square-token", "sq0atp- sq0csp-", _LH + r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}" + _RH),
+    _shape("age-secret-key", "AGE-SECRET-KEY-1", _LH + r"AGE-SECRET-KEY-1[0-9A-Z]{58}" + _R),
+)
+
+_BUILT_IN_PATTERNS = frozenset(shape[2] for shape in CATALOGUE)
