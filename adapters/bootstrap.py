@@ -41,6 +41,7 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.application.tools.tool import Tool
+from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import IndexUnavailable, StorageReadOnly
 from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.ports import (
@@ -89,6 +90,7 @@ def _container(
     container.register(Clock, SystemClock, scope=punq.Scope.singleton)
     container.register(IndexProgress, scope=punq.Scope.singleton)
     container.register(IndexHealth, scope=punq.Scope.singleton)
+    container.register(WriteLockStats, scope=punq.Scope.singleton)
     container.register(SearchPolicy, instance=SearchPolicy.default())
     for tool in TOOLS:
         container.register(tool, scope=punq.Scope.singleton)
@@ -171,6 +173,7 @@ def sqlite(
     container.register(IndexHealth, instance=IndexHealth(read_only=read_only))
     container.register(TextAnalysis, instance=analysis)
     container.register(SqliteDatabase, instance=database)
+    container.register(WriteLockStats, instance=database.lock_stats)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
     container.register(HostWriter, SqliteHostWriter, scope=punq.Scope.singleton)
     if engine is Engine.TANTIVY:

@@ -71,9 +71,10 @@ def build_server(recall: ChatRecall, context: CallContext, *, fresh: bool = True
         return types.ListToolsResult(tools=[_tool(definition.mcp()) for definition in offered])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in {definition.name for definition in offered}:
+        definition = next((d for d in offered if d.name == params.name), None)
+        if definition is None:
             raise _unknown(params.name, offered)
-        if fresh and params.name == "search_chats":
+        if fresh and definition.reads_index:
             await anyio.to_thread.run_sync(recall.wait_until_indexed, FRESHNESS_WAIT_SECONDS)
         outcome = await recall.call_tool_async(params.name, context, params.arguments or {})
         content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.output)]

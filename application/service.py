@@ -15,6 +15,7 @@ from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
 from chat_recall.application.tools.search_chats import SearchChats, index_state
+from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.model import AppId, ChatId, Finding
 from chat_recall.domain.ports import (
     Clock,
@@ -60,6 +61,9 @@ class ChatRecall:
     host: HostWriter
     registry: ToolRegistry
     audit: IndexAudit
+    # How long this process's transactions held the storage's write lock (what host
+    # writers may have waited for); empty where the storage has no such lock.
+    write_lock: WriteLockStats
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
     def tools(self, mode: AgentMode = AgentMode.AGENT) -> list[ToolDefinition]:

@@ -7,6 +7,7 @@ import asyncio
 import inspect
 import subprocess
 import sys
+from pathlib import Path
 
 import chat_recall
 from chat_recall import CallContext, Role
@@ -73,3 +74,18 @@ def test_the_facade_is_an_async_context_manager() -> None:
             return await recall.search_chats_async(CallContext(app_id=1), {"query": "passkeys"})
 
     assert '"chat_id":1' in asyncio.run(scenario())
+
+
+def test_the_facade_reports_how_long_it_held_the_write_lock(tmp_path: Path) -> None:
+    with chat_recall.in_memory() as recall:
+        recall.host.create_chat(1, "Auth", 1_700_000_000)
+        recall.wait_until_indexed(timeout=30)
+        assert recall.write_lock.transactions == 0  # no database-wide lock to hold
+    with chat_recall.sqlite(tmp_path / "host.db", create_host_schema=True) as recall:
+        chat_id = recall.host.create_chat(1, "Auth", 1_700_000_000)
+        recall.host.add_message(chat_id, Role.USER, "argon2 hashing it is", 1_700_000_060)
+        before = recall.write_lock.transactions
+        assert recall.wait_until_indexed(timeout=30)
+        assert recall.write_lock.transactions > before
+        assert recall.write_lock.longest_seconds > 0
+        assert "longest" in recall.write_lock.summary()

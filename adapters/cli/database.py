@@ -18,7 +18,6 @@ from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import InvalidArguments
 
 if TYPE_CHECKING:
-    from chat_recall.adapters.sqlite.database import WriteLockStats
     from chat_recall.application.service import ChatRecall
 
 
@@ -75,15 +74,3 @@ def open_recall(arguments: argparse.Namespace) -> ChatRecall:
         schema=schema(arguments),
         install=False,
     )
-
-
-def write_lock(recall: ChatRecall) -> WriteLockStats:
-    """How long this process's transactions on the database held its write lock
-    (PostgreSQL has none: row locks only, nothing held against host writers)."""
-    from chat_recall.adapters.sqlite.database import SqliteDatabase, WriteLockStats
-
-    database = recall.index.database  # type: ignore[attr-defined]
-    if not isinstance(database, SqliteDatabase):
-        return WriteLockStats()
-    assert isinstance(database, SqliteDatabase)
-    return database.lock_stats

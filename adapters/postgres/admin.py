@@ -34,9 +34,9 @@ from chat_recall.adapters.sqlite.admin import (
     StatusReport,
     UninstallReport,
 )
-from chat_recall.adapters.sqlite.database import WriteLockStats
 from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.indexing import index_stamp
 from chat_recall.domain.model import AppId
 

@@ -19,10 +19,11 @@ import attrs
 
 from chat_recall.adapters.sqlite import migrations, setup
 from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
-from chat_recall.adapters.sqlite.database import SqliteDatabase, WriteLockStats, require_existing
+from chat_recall.adapters.sqlite.database import SqliteDatabase, require_existing
 from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict, import_lines
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.indexing import index_stamp
 from chat_recall.domain.model import AppId
 

@@ -22,7 +22,6 @@ import os
 import sqlite3
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -30,6 +29,7 @@ import attrs
 
 from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
     IndexUnavailable,
@@ -98,53 +98,6 @@ def _commit_without_sync_in_wal(connection: sqlite3.Connection) -> None:
     if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
         connection.execute("PRAGMA synchronous = NORMAL")
         connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_FRAMES}")
-
-
-@attrs.define
-class WriteLockStats:
-    """How long this process's chat-recall transactions held the database's write lock
-    (from BEGIN IMMEDIATE acquired to COMMIT or ROLLBACK done)."""
-
-    transactions: int = 0
-    total_seconds: float = 0.0
-    longest_seconds: float = 0.0
-    longest_in: str = ""  # the chat-recall functions that held it longest
-    _lock: threading.Lock = attrs.field(factory=threading.Lock, repr=False)
-
-    def record(self, seconds: float) -> None:
-        with self._lock:
-            self.transactions += 1
-            self.total_seconds += seconds
-            if seconds > self.longest_seconds:
-                self.longest_seconds = seconds
-                self.longest_in = _caller()
-
-    @classmethod
-    def combined(cls, *parts: WriteLockStats) -> WriteLockStats:
-        longest = max(parts, key=lambda part: part.longest_seconds, default=cls())
-        return cls(
-            sum(part.transactions for part in parts),
-            sum(part.total_seconds for part in parts),
-            longest.longest_seconds,
-            longest.longest_in,
-        )
-
-    def summary(self) -> str:
-        where = f" ({self.longest_in})" if self.longest_in else ""
-        return (
-            f"held {self.total_seconds * 1000:.1f} ms in {self.transactions} transactions, "
-            f"longest {self.longest_seconds * 1000:.1f} ms{where}"
-        )
-
-
-def _caller() -> str:
-    """The innermost chat-recall function outside this module that opened the write."""
-    skipped = {"__enter__", "__exit__", "transaction", "write"}
-    for frame in reversed(traceback.extract_stack()[:-3]):
-        mine = "chat_recall" in frame.filename and not frame.filename.endswith("database.py")
-        if mine and frame.name not in skipped:
-            return frame.name
-    return ""
 
 
 @attrs.define

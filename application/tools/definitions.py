@@ -33,6 +33,9 @@ class ToolDefinition:
     default_consent: Consent = Consent.ALWAYS
     modifies_state: bool = False
     uses_engine_endpoint: bool = False
+    # Answers from the index (not from the host's live rows): a server that runs the
+    # indexer itself lets it catch up briefly before such a call.
+    reads_index: bool = False
 
     @classmethod
     def of(
@@ -44,11 +47,18 @@ class ToolDefinition:
         output: type,
         *,
         card_tag: str,
+        reads_index: bool = False,
     ) -> ToolDefinition:
         """A read-only tool whose input schema comes from its arguments class and whose
         output schema from its output class."""
         return cls(
-            name, title, description, json_schema(arguments), card_tag, output_schema(output)
+            name,
+            title,
+            description,
+            json_schema(arguments),
+            card_tag,
+            output_schema(output),
+            reads_index=reads_index,
         )
 
     def openai(self) -> dict[str, Any]:

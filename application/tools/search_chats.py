@@ -172,6 +172,7 @@ class SearchChats:
         SearchChatsArguments,
         SearchChatsOutput,
         card_tag="search-chats",
+        reads_index=True,
     )
 
     repo: MessageRepo

@@ -23,5 +23,5 @@ def run(arguments: argparse.Namespace) -> int:
         report = drain(recall, reporter("indexing", quiet=arguments.quiet))
     print(summary(report))
     if not arguments.quiet:
-        print(f"write lock: {database.write_lock(recall).summary()}")
+        print(f"write lock: {recall.write_lock.summary()}")
     return 0

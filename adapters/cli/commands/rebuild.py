@@ -17,7 +17,7 @@ def run(arguments: argparse.Namespace) -> int:
     from chat_recall.adapters.cli.progress import reporter
 
     admin = database.admin(arguments)
-    from chat_recall.adapters.sqlite.database import WriteLockStats
+    from chat_recall.application.write_lock import WriteLockStats
 
     path, schema = database.target(arguments), database.schema(arguments)
     removed = admin.uninstall(path, schema)
@@ -25,8 +25,6 @@ def run(arguments: argparse.Namespace) -> int:
     with database.open_recall(arguments) as recall:
         report = drain(recall, reporter("rebuilding", quiet=arguments.quiet))
     print("rebuilt: " + summary(report))
-    lock = WriteLockStats.combined(
-        removed.write_lock, installed.write_lock, database.write_lock(recall)
-    )
+    lock = WriteLockStats.combined(removed.write_lock, installed.write_lock, recall.write_lock)
     print(f"write lock: {lock.summary()}")
     return 0
