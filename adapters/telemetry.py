@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 
 import attrs
 
 from chat_recall.domain.telemetry import TelemetryEvent
-
-log = logging.getLogger("chat_recall.telemetry")
 
 
 @attrs.define
@@ -32,7 +29,9 @@ class RecordingTelemetry:
 
 @attrs.define
 class LoggingTelemetry:
-    level: int = logging.DEBUG
+    level: int = 10  # logging.DEBUG
 
     def emit(self, event: TelemetryEvent) -> None:
-        log.log(self.level, "%r", event)
+        import logging  # here: a command that logs nothing does not load logging
+
+        logging.getLogger("chat_recall.telemetry").log(self.level, "%r", event)

@@ -10,11 +10,11 @@ step follows each batch.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import Counter
 from collections.abc import Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -42,7 +42,17 @@ from chat_recall.domain.ports import (
 from chat_recall.domain.projection import MarkupPolicy
 from chat_recall.domain.telemetry import IndexBatchEvent, IndexFailureEvent, RowsQuarantinedEvent
 
-log = logging.getLogger("chat_recall.indexer")
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    """The indexer's logger. logging is imported at the first warning: a command that
+    never indexes (a search, a read) does not load it."""
+    import logging
+
+    return logging.getLogger("chat_recall.indexer")
+
 
 BACKLOG_RECOUNT = 100
 # A bisection that finds this many rows failing alone before any part of the batch was
@@ -216,7 +226,7 @@ class Indexer:
                 )
             )
         for reason, count in sorted(Counter(row.reason.value for row in batch.quarantined).items()):
-            log.warning("indexer: %d row(s) quarantined: %s", count, reason)
+            _log().warning("indexer: %d row(s) quarantined: %s", count, reason)
             self.telemetry.emit(RowsQuarantinedEvent(reason=reason, count=count))
         return report
 
@@ -252,7 +262,7 @@ class Indexer:
         except Exception:
             if len(ids) <= 1:
                 raise
-            log.warning("indexer: loading %d rows failed; loading them one by one", len(ids))
+            _log().warning("indexer: loading %d rows failed; loading them one by one", len(ids))
         rows: dict[MessageId, SourceRow] = {}
         unreadable: set[MessageId] = set()
         failure: Exception | None = None
@@ -289,7 +299,7 @@ class Indexer:
         except Exception as error:
             if len(batch.cleared) <= 1:
                 raise
-            log.warning(
+            _log().warning(
                 "indexer: a batch of %d failed (%s); isolating the row that fails it",
                 len(batch.cleared),
                 error_kind(error),
@@ -416,7 +426,7 @@ class Indexer:
                 report = self.run_batch()
             except Exception as error:
                 delay = self._retry_in
-                log.warning(
+                _log().warning(
                     "indexer: batch failed (%s: %s); retrying in %.1f s",
                     error_kind(error),
                     type(error).__name__,

@@ -4,7 +4,6 @@ never), agent modes, the completed cards, and content-free telemetry around ever
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -19,8 +18,6 @@ from chat_recall.domain.errors import ChatRecallError
 from chat_recall.domain.ports import Clock, Telemetry
 from chat_recall.domain.redaction import count_placeholders
 from chat_recall.domain.telemetry import ToolCallEvent
-
-log = logging.getLogger("chat_recall.tools")
 
 
 class UnknownTool(ChatRecallError):
@@ -144,7 +141,9 @@ class ToolRegistry:
         except ChatRecallError as error:
             result = ToolError.of(error)
         except Exception as error:  # a bug must not become the host's traceback
-            log.exception("%s failed unexpectedly", name)
+            import logging  # here: a call that goes well does not load logging
+
+            logging.getLogger("chat_recall.tools").exception("%s failed unexpectedly", name)
             result = ToolError.of(
                 ChatRecallError(
                     f"{name} failed unexpectedly ({type(error).__name__}); "

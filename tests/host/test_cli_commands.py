@@ -514,6 +514,31 @@ def test_help_imports_no_command(tmp_path: Path) -> None:
     )
 
 
+# What a short command never needs: a search or a read loads none of these (start-up
+# time, tests/benchmarks/bench_startup.py).
+NOT_FOR_A_SEARCH = (
+    "logging",
+    "lxml",
+    "chat_recall.adapters.memory",
+    "chat_recall.adapters.postgres",
+    "chat_recall.adapters.sqlite.admin",
+    "chat_recall.adapters.sqlite.importer",
+)
+
+
+@pytest.mark.parametrize("command", [["search", "sessions"], ["read", "--chat", "7"]])
+def test_search_and_read_load_only_what_they_use(database: Path, command: list[str]) -> None:
+    argv = [command[0], "--db", str(database), "--app", "1", *command[1:]]
+    probe = (
+        "import sys; from chat_recall.adapters.cli.main import main\n"
+        f"code = main({argv!r})\n"
+        "print(code, sorted(m for m in sys.modules if m.split('.')[0] == 'logging'"
+        f" or m.startswith({NOT_FOR_A_SEARCH!r})))"
+    )
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert ran.stdout.splitlines()[-1] == "0 []"
+
+
 def test_errors_follow_cli_conventions(tmp_path: Path, capsys: Capture) -> None:
     assert main(["search", "--db", str(tmp_path / "none.db"), "--app", "1", "x"]) == 1
     assert "chat-recall: error: no database" in capsys.readouterr().err
