@@ -84,8 +84,79 @@ class InvalidText:
     size: int
 
 
+# read_chat never loads more of one stored text than its first READ_HEAD_BYTES and last
+# READ_TAIL_BYTES: the adapters cut in the storage (SQLite: incremental blob reads), so a
+# read's memory and time do not grow with the messages it reads. The read projection keeps
+# far less of a message (a 32 KiB cap), so what a reader sees changes only for messages
+# over READ_HEAD_BYTES + READ_TAIL_BYTES, and then only around the cut.
+READ_HEAD_BYTES = 1 << 20
+READ_TAIL_BYTES = 1 << 18
+
+
+@attrs.frozen
+class CutText:
+    """A stored text too long to read whole: its first and last bytes as stored, in the
+    database's encoding (`codec`, a Python codec name), and its size in bytes."""
+
+    head: bytes
+    tail: bytes
+    size: int
+    codec: str
+
+    @classmethod
+    def of(cls, value: HostValue) -> HostValue:
+        """A whole value as `read_chat` sees it, for adapters that hold values in memory:
+        a text over the read limit is cut exactly as the storage adapters cut it."""
+        limit = READ_HEAD_BYTES + READ_TAIL_BYTES
+        if not isinstance(value, str) or len(value) * 4 <= limit:
+            return value  # four UTF-8 bytes per character at most
+        stored = value.encode("utf-8", "surrogatepass")
+        if len(stored) <= limit:
+            return value
+        return cls(stored[:READ_HEAD_BYTES], stored[-READ_TAIL_BYTES:], len(stored), "utf-8")
+
+    def text(self) -> str:
+        """Head and tail joined by the truncation marker. A character or a word the cut
+        splits is dropped whole (no fragment of a credential is ever shown, and the
+        redactor sees whole tokens); bytes that are invalid elsewhere are Unreadable."""
+        from chat_recall.domain.projection.text import TRUNCATION_MARKER
+
+        width = 2 if self.codec.startswith("utf-16") else 1
+        head = _decode_prefix(self.head, self.codec)
+        tail = _decode_suffix(self.tail, self.codec, width)
+        cut = max(head.rfind(space) for space in _SPACES)
+        start = min((i for i in (tail.find(space) for space in _SPACES) if i >= 0), default=-1)
+        head = head[:cut] if cut >= 0 else ""
+        tail = tail[start + 1 :] if start >= 0 else ""
+        return head + TRUNCATION_MARKER + tail
+
+
+_SPACES = (" ", "\n", "\t", "\r")
+
+
+def _decode_prefix(head: bytes, codec: str) -> str:
+    """The first bytes of a text, minus a character the cut splits at the end."""
+    try:
+        return head.decode(codec)
+    except UnicodeDecodeError as error:
+        if error.reason != "unexpected end of data":
+            raise Unreadable(UnreadableReason.CONTENT_NOT_UTF8) from error
+        return _decode_prefix(head[: error.start], codec)
+
+
+def _decode_suffix(tail: bytes, codec: str, width: int) -> str:
+    """The last bytes of a text, minus a character the cut splits at the start."""
+    for skip in range(0, 4, width):
+        try:
+            return tail[skip:].decode(codec)
+        except UnicodeDecodeError as error:
+            if error.start > 0:
+                raise Unreadable(UnreadableReason.CONTENT_NOT_UTF8) from error
+    raise Unreadable(UnreadableReason.CONTENT_NOT_UTF8)
+
+
 # A host value as an adapter hands it over, typed as the storage engine stored it.
-HostValue = int | float | str | bytes | InvalidText | None
+HostValue = int | float | str | bytes | InvalidText | CutText | None
 
 MILLISECONDS_FROM = 10**11
 EARLIEST = datetime.datetime(1, 1, 1, tzinfo=datetime.UTC)
@@ -107,7 +178,7 @@ def unix_seconds(value: HostValue, timestamps: TimestampFormat) -> int:
     """A stored time as Unix seconds, or Unreadable."""
     if value is None:
         raise Unreadable(UnreadableReason.TIMESTAMP_MISSING)
-    if isinstance(value, InvalidText | bytes):
+    if isinstance(value, InvalidText | CutText | bytes):
         raise Unreadable(UnreadableReason.TIMESTAMP_UNPARSEABLE)
     number = _number(value)
     if timestamps is TimestampFormat.ISO_8601 or (
@@ -181,6 +252,8 @@ def _text(value: HostValue, invalid: UnreadableReason, wrong_type: UnreadableRea
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, CutText):
+        return value.text()
     raise Unreadable(invalid if isinstance(value, InvalidText) else wrong_type)
 
 

@@ -10,6 +10,7 @@ import attrs
 from chat_recall.adapters.memory.database import InMemoryDatabase, MessageRow, stored_order
 from chat_recall.domain.errors import NotFound
 from chat_recall.domain.host_values import (
+    CutText,
     HostValue,
     InvalidText,
     TimestampFormat,
@@ -30,12 +31,13 @@ from chat_recall.domain.model import (
 KNOWN_ROLES = frozenset(Role.values())
 
 
-def _stored(row: MessageRow, timestamps: TimestampFormat) -> StoredMessage:
+def _stored(row: MessageRow, timestamps: TimestampFormat, *, window: bool = False) -> StoredMessage:
+    """`window`: for read_chat, which sees a long text cut as the storage adapters cut it."""
     return StoredMessage.from_host(
         row.id,
         row.chat_id,
         Role(row.role),
-        row.content,
+        CutText.of(row.content) if window else row.content,
         row.created_at,
         row.is_compaction_summary,
         timestamps,
@@ -112,7 +114,9 @@ class InMemoryMessageRepo:
         window = rows[offset : offset + limit]
         timestamps = self.database.timestamps
         return MessageWindow(
-            tuple(_stored(m, timestamps) for m in window), offset > 0, len(rows) > offset + limit
+            tuple(_stored(m, timestamps, window=True) for m in window),
+            offset > 0,
+            len(rows) > offset + limit,
         )
 
     def around(
@@ -134,7 +138,7 @@ class InMemoryMessageRepo:
         window = rows[start : position + after + 1]
         timestamps = self.database.timestamps
         return MessageWindow(
-            tuple(_stored(m, timestamps) for m in window),
+            tuple(_stored(m, timestamps, window=True) for m in window),
             start > 0,
             position + after + 1 < len(rows),
         )

@@ -22,7 +22,14 @@ import psycopg
 
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.domain.errors import NotFound
-from chat_recall.domain.host_values import HostValue, readable_number_ranges, safe_unix_seconds
+from chat_recall.domain.host_values import (
+    READ_HEAD_BYTES,
+    READ_TAIL_BYTES,
+    CutText,
+    HostValue,
+    readable_number_ranges,
+    safe_unix_seconds,
+)
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -63,6 +70,9 @@ class PostgresMessageRepo:
     database: PostgresDatabase
     _columns: str = attrs.field(init=False)
     _scoped_from: str = attrs.field(init=False)
+    # read_chat's columns: a text over the read limit comes as its first and last bytes
+    # (UTF-8, cut by the server at the positions every adapter cuts; see `CutText`).
+    _window_columns: str = attrs.field(init=False)
     _time_type: str | None = attrs.field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
@@ -76,6 +86,22 @@ class PostgresMessageRepo:
             f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, m.{s.q('message_role')}, "
             f"m.{s.q('message_content')}, m.{s.q('message_created_at')}, "
             f"{compaction_flag(flag)}"
+        )
+        content = f"m.{s.q('message_content')}"
+        limit = READ_HEAD_BYTES + READ_TAIL_BYTES
+        long_text = (
+            f"pg_typeof({content}) IN ('text'::regtype, 'character varying'::regtype) "
+            f"AND octet_length({content}::text) > {limit}"
+        )
+        utf8 = f"convert_to({content}::text, 'UTF8')"
+        self._window_columns = (
+            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, m.{s.q('message_role')}, "
+            f"CASE WHEN {long_text} THEN NULL ELSE {content} END, "
+            f"m.{s.q('message_created_at')}, {compaction_flag(flag)}, "
+            f"CASE WHEN {long_text} THEN octet_length({content}::text) END, "
+            f"CASE WHEN {long_text} THEN substring({utf8} FROM 1 FOR {READ_HEAD_BYTES}) END, "
+            f"CASE WHEN {long_text} THEN substring({utf8} "
+            f"FROM octet_length({content}::text) - {READ_TAIL_BYTES - 1}) END"
         )
         self._scoped_from = (
             f"{s.q('messages')} AS m JOIN {s.q('chats')} AS c "
@@ -169,10 +195,26 @@ class PostgresMessageRepo:
             *conditions,
         ]
         rows = connection.execute(
-            f"SELECT {self._columns} FROM {self._scoped_from} WHERE {' AND '.join(where)} {tail}",
+            f"SELECT {self._window_columns} FROM {self._scoped_from} "
+            f"WHERE {' AND '.join(where)} {tail}",
             {"chat": chat_id, "app": app_id, "roles": KNOWN_ROLES, **parameters},
         ).fetchall()
-        return [self._message(row) for row in rows]
+        return [self._windowed(row) for row in rows]
+
+    def _windowed(self, row: Sequence[Any]) -> StoredMessage:
+        message = self._message(row)
+        if row[6] is None:
+            return message
+        cut = CutText(bytes(row[7]), bytes(row[8]), int(row[6]), "utf-8")
+        return StoredMessage.from_host(
+            id=message.id,
+            chat_id=message.chat_id,
+            role=message.role,
+            content=cut,
+            created_at=host_value(row[4]),
+            is_compaction_summary=message.is_compaction_summary,
+            timestamps=self.database.schema.timestamps,
+        )
 
     def _snapshot(
         self,

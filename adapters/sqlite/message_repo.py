@@ -13,15 +13,23 @@ subqueries, so ordering never depends on a converted value.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import attrs
 
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.host_values import host_value, typed
 from chat_recall.domain.errors import NotFound
-from chat_recall.domain.host_values import readable_number_ranges, safe_unix_seconds
+from chat_recall.domain.host_values import (
+    READ_HEAD_BYTES,
+    READ_TAIL_BYTES,
+    CutText,
+    HostValue,
+    readable_number_ranges,
+    safe_unix_seconds,
+)
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -41,6 +49,11 @@ class SqliteMessageRepo:
     database: SqliteDatabase
     _columns: str = attrs.field(init=False)
     _scoped_from: str = attrs.field(init=False)
+    # read_chat's columns: the content's type and rowid instead of its value, which is
+    # read through incremental blob I/O (at most its head and tail); False when the
+    # host's messages table has no rowid (WITHOUT ROWID, a view): whole values then.
+    _window_columns: str = attrs.field(init=False)
+    _blob_reads: bool = attrs.field(init=False, default=True)
 
     def __attrs_post_init__(self) -> None:
         s = self.database.schema
@@ -49,6 +62,14 @@ class SqliteMessageRepo:
             f"{typed('m.' + s.q('message_content'))}, "
             f"{typed('m.' + s.q('message_created_at'))}, "
             f"{s.compaction_expression('m')}"
+        )
+        content = f"m.{s.q('message_content')}"
+        self._window_columns = (
+            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, m.{s.q('message_role')}, "
+            f"typeof({content}), CASE WHEN typeof({content}) IN ('text', 'blob') THEN NULL "
+            f"ELSE CAST({content} AS BLOB) END, "
+            f"{typed('m.' + s.q('message_created_at'))}, "
+            f"{s.compaction_expression('m')}, m.rowid"
         )
         self._scoped_from = (
             f"{s.q('messages')} AS m JOIN {s.q('chats')} AS c "
@@ -155,6 +176,7 @@ class SqliteMessageRepo:
         tail: str,
         tail_parameters: tuple[object, ...],
     ) -> list[StoredMessage]:
+        """Messages of a read window; call inside `_one_snapshot`."""
         s = self.database.schema
         roles = ", ".join("?" for _ in KNOWN_ROLES)
         where = [
@@ -166,12 +188,55 @@ class SqliteMessageRepo:
         for clause, values in conditions:
             where.append(clause)
             parameters.extend(values)
+        codec = self.database.codec(connection)
+        if self._blob_reads:
+            try:
+                rows = connection.execute(
+                    f"SELECT {self._window_columns} FROM {self._scoped_from} "
+                    f"WHERE {' AND '.join(where)} {tail}",
+                    (*parameters, *tail_parameters),
+                ).fetchall()
+                return [self._windowed(connection, row, codec) for row in rows]
+            except sqlite3.OperationalError as error:
+                if not any(sign in str(error) for sign in ("rowid", "view", "blob")):
+                    raise
+                self._blob_reads = False  # no rowid to read by: whole values below
         rows = connection.execute(
             f"SELECT {self._columns} FROM {self._scoped_from} WHERE {' AND '.join(where)} {tail}",
             (*parameters, *tail_parameters),
         ).fetchall()
-        codec = self.database.codec(connection)
         return [self._message(row, codec) for row in rows]
+
+    def _windowed(
+        self, connection: sqlite3.Connection, row: Sequence[object], codec: str
+    ) -> StoredMessage:
+        kind = str(row[3])
+        content: HostValue
+        if kind == "text":
+            content = self._read_text(connection, int(row[8]), codec)  # type: ignore[call-overload]
+        else:  # a blob is not text (never read); a number or NULL came whole
+            content = host_value(kind, b"" if kind == "blob" else row[4], codec)  # type: ignore[arg-type]
+        return StoredMessage.from_host(
+            id=int(row[0]),  # type: ignore[call-overload]
+            chat_id=int(row[1]),  # type: ignore[call-overload]
+            role=Role(row[2]),
+            content=content,
+            created_at=host_value(row[5], row[6], codec),  # type: ignore[arg-type]
+            is_compaction_summary=bool(row[7]),
+            timestamps=self.database.schema.timestamps,
+        )
+
+    def _read_text(self, connection: sqlite3.Connection, rowid: int, codec: str) -> HostValue:
+        """A stored text through incremental blob I/O: whole when short, else only its
+        head and tail (see `CutText`), so a 50 MB message costs what a 1 MB one does."""
+        s = self.database.schema
+        with connection.blobopen(s.messages, s.message_content, rowid, readonly=True) as blob:
+            size = len(blob)
+            if size <= READ_HEAD_BYTES + READ_TAIL_BYTES:
+                return host_value("text", blob.read(), codec)
+            head = blob.read(READ_HEAD_BYTES)
+            blob.seek(size - READ_TAIL_BYTES)
+            return CutText(head, blob.read(READ_TAIL_BYTES), size, codec)
 
     def _message(self, row: Sequence[object], codec: str) -> StoredMessage:
         return StoredMessage.from_host(
@@ -194,7 +259,7 @@ class SqliteMessageRepo:
         before_message_id: MessageId | None = None,
     ) -> MessageWindow:
         self.chat(app_id, chat_id)
-        with self.database.reading() as connection:
+        with self.database.reading() as connection, _one_snapshot(connection):
             rows = self._select(
                 connection,
                 app_id,
@@ -216,7 +281,7 @@ class SqliteMessageRepo:
         before_message_id: MessageId | None = None,
     ) -> MessageWindow:
         s = self.database.schema
-        with self.database.reading() as connection:
+        with self.database.reading() as connection, _one_snapshot(connection):
             snapshot = self._snapshot(connection, app_id, chat_id, before_message_id)
             target = self._select(
                 connection,
@@ -308,3 +373,18 @@ class SqliteMessageRepo:
             if readable:
                 latest[ChatId(int(row[0]))] = max(readable)
         return latest
+
+
+@contextlib.contextmanager
+def _one_snapshot(connection: sqlite3.Connection) -> Iterator[None]:
+    """The statements and blob reads of one read window see one state of the database
+    (a host commit in between cannot remove a row the window found). Inside a
+    transaction the host's shared connection already has, that one is used."""
+    if connection.in_transaction:
+        yield
+        return
+    connection.execute("BEGIN")
+    try:
+        yield
+    finally:
+        connection.execute("COMMIT")

@@ -133,3 +133,21 @@ def test_any_stored_value_is_a_time_in_range_or_a_reason(
     numbers = readable_number_ranges(timestamps)
     if isinstance(value, int) and not isinstance(value, bool):
         assert any(low <= value <= high for low, high in numbers)
+
+
+def test_a_cut_text_drops_the_characters_and_words_its_cut_splits() -> None:
+    from chat_recall.domain.host_values import CutText, Unreadable
+
+    head = "first words and a tokën".encode()[:-1]  # the cut splits `ë` and the word
+    tail = "ë2secret last words".encode()[1:]  # ... and starts inside `ë`
+    text = CutText(head, tail, 10**8, "utf-8").text()
+    assert text == "first words and a […] last words"
+    utf16 = CutText("ab cd".encode("utf-16-le"), "ef gh".encode("utf-16-le"), 10**8, "utf-16-le")
+    assert utf16.text() == "ab […] gh"
+    with pytest.raises(Unreadable):
+        CutText(b"valid \xff\xfe words ", b" end", 10**8, "utf-8").text()
+    assert CutText.of("short") == "short"
+    long = "a " * (3 << 20)
+    cut = CutText.of(long)
+    assert isinstance(cut, CutText)
+    assert cut.size == len(long)

@@ -277,3 +277,67 @@ def test_unencodable_text_never_reaches_the_output() -> None:
     raw = recall.read_chat(CallContext(1), {"chat_id": chat_id})
     raw.encode("utf-8")  # would raise on a lone surrogate
     assert "\ufffd" in json.loads(raw)["messages"][0]["text"]
+
+
+def test_a_message_over_the_read_limit_reads_as_its_start_and_end(recall: ChatRecall) -> None:
+    """Stored texts are cut in the storage (first 1 MiB, last 256 KiB), far outside what
+    a reader is shown of a message: a 3 MB message reads exactly as a short one with
+    the same start and end."""
+    start = "".join(f"opening{i} words " for i in range(3_000))
+    end = "".join(f" closing{i} words" for i in range(3_000))
+    long_middle = "MIDDLE " + "filler " * 450_000
+    chat_id, _message_ids = chat(
+        recall, 1, "Big", [start + long_middle + end, start + "MIDDLE" + end]
+    )
+    long_read, short_read = read(recall, chat_id=chat_id)["messages"]
+    assert long_read["text"] == short_read["text"]
+    assert long_read["text"].startswith("opening0 words")
+    assert long_read["text"].endswith("closing2999 words")
+    assert long_read["truncated"] is True
+
+
+def test_reading_huge_messages_takes_memory_that_does_not_grow_with_them(tmp_path: Path) -> None:
+    import tracemalloc
+
+    recall = bootstrap.sqlite(tmp_path / "host.db", create_host_schema=True)
+    size = 50 * 1024 * 1024
+    chat_id, message_ids = chat(recall, 1, "Huge", ["x" * (size - 1) + "\n"] * 3)
+    tracemalloc.start()
+    try:
+        output = read(recall, chat_id=chat_id, around_message_id=message_ids[1], before=1, after=1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        recall.close()
+    assert ids(output) == message_ids
+    assert peak < 24 * 1024 * 1024, f"{peak / 2**20:.0f} MiB traced to read 3 x 50 MiB"
+
+
+def test_a_host_table_without_rowid_is_read_whole(tmp_path: Path) -> None:
+    import sqlite3
+
+    from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+
+    path = tmp_path / "host.db"
+    connection = sqlite3.connect(path)
+    ddl = REFERENCE_HOST_DDL.replace(
+        "id INTEGER PRIMARY KEY AUTOINCREMENT,\n    chat_id", "id INTEGER PRIMARY KEY,\n    chat_id"
+    )
+    ddl = ddl.replace(
+        "DEFAULT (CAST(strftime('%s', 'now') AS INTEGER))\n);\nCREATE INDEX",
+        "DEFAULT (CAST(strftime('%s', 'now') AS INTEGER))\n) WITHOUT ROWID;\nCREATE INDEX",
+    )
+    assert "WITHOUT ROWID" in ddl
+    connection.executescript(ddl)
+    connection.execute("INSERT INTO chats(id, app_id, title) VALUES (1, 1, 'Keyed')")
+    for message_id, text in ((1, "first words"), (2, "second words")):
+        connection.execute(
+            "INSERT INTO messages(id, chat_id, role, content, created_at) "
+            "VALUES (?, 1, 'user', ?, ?)",
+            (message_id, text, 1_700_000_000 + message_id),
+        )
+    connection.commit()
+    connection.close()
+    with bootstrap.sqlite(path) as recall:
+        output = read(recall, chat_id=1)
+    assert [m["text"] for m in output["messages"]] == ["first words", "second words"]
