@@ -383,7 +383,7 @@ def _one_snapshot(connection: sqlite3.Connection) -> Iterator[None]:
     if connection.in_transaction:
         yield
         return
-    connection.execute("BEGIN")
+    connection.execute("BEGIN DEFERRED")  # a read snapshot: no lock until it reads
     try:
         yield
     finally:
