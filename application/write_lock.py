@@ -6,7 +6,6 @@ measured, or nothing."""
 from __future__ import annotations
 
 import threading
-import traceback
 
 import attrs
 
@@ -53,6 +52,8 @@ def _caller() -> str:
     the write."""
     skipped = {"__enter__", "__exit__", "transaction", "write"}
     plumbing = ("database.py", "write_lock.py")
+    import traceback  # here: a command that never writes (a search) does not load it
+
     for frame in reversed(traceback.extract_stack()[:-3]):
         mine = "chat_recall" in frame.filename and not frame.filename.endswith(plumbing)
         if mine and frame.name not in skipped:

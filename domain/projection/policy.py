@@ -7,6 +7,7 @@ hosts with other markup build their own with `MarkupPolicy.from_rules`.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import types
 from collections.abc import Mapping
@@ -95,13 +96,13 @@ _INLINE_FLAGS = (
 # those): then it never reads past the name, so each `<` costs at most the name's
 # length. Anything else (`.`, `\s`, `\W`, other escapes, anchors, lookarounds, `[^...]`)
 # could look beyond the name, making matches depend on context or a scan quadratic.
-_NAME_ESCAPES = re.compile(r"\\[wd\-]")
-_NAME_ONLY_SYNTAX = re.compile(r"[\w\-|()?:*+{},\[\]]*")
+_NAME_ESCAPES = r"\\[wd\-]"
+_NAME_ONLY_SYNTAX = r"[\w\-|()?:*+{},\[\]]*"
 
 
 def _embeddable(pattern: re.Pattern[str]) -> bool:
-    source = _NAME_ESCAPES.sub("", pattern.pattern)
-    return not pattern.groups and _NAME_ONLY_SYNTAX.fullmatch(source) is not None
+    source = re.sub(_NAME_ESCAPES, "", pattern.pattern)
+    return not pattern.groups and re.fullmatch(_NAME_ONLY_SYNTAX, source) is not None
 
 
 def _tag_start(policy: MarkupPolicy) -> re.Pattern[str]:
@@ -142,9 +143,6 @@ class MarkupPolicy:
     unknown_rule: TagRule
     max_keep_depth: int = 4
     redaction: RedactionPolicy = DEFAULT_REDACTION
-    tag_start: re.Pattern[str] = attrs.field(
-        init=False, eq=False, repr=False, default=attrs.Factory(_tag_start, takes_self=True)
-    )
 
     @classmethod
     def from_rules(
@@ -177,6 +175,12 @@ class MarkupPolicy:
     def with_redaction(self, redaction: RedactionPolicy) -> MarkupPolicy:
         """This policy with another redaction policy."""
         return attrs.evolve(self, redaction=redaction)
+
+    @functools.cached_property
+    def tag_start(self) -> re.Pattern[str]:
+        """The scanner's expression for the next recognised tag (`_tag_start`), compiled
+        on first use: a command that projects nothing (a search) never compiles it."""
+        return _tag_start(self)
 
     def recognises(self, name: str) -> bool:
         return name in self.rules or self.tag_pattern.fullmatch(name) is not None

@@ -84,7 +84,7 @@ def _renamed(rule: SecretRule, index: int) -> str:
     """The rule's pattern as one branch of a combined expression: its `secret` group
     renamed, and leading global flags (`(?i)...`) scoped to the branch."""
     pattern = rule.pattern.replace("(?P<secret>", f"(?P<s{index}>")
-    flags = _GLOBAL_FLAGS().match(pattern)
+    flags = _GLOBAL_FLAGS().match(pattern) if pattern.startswith("(?") else None
     if flags is not None:
         pattern = f"(?{flags.group(1)}:{pattern[flags.end() :]})"
     return pattern
