@@ -247,3 +247,37 @@ def test_status_lists_quarantined_rows_with_their_reason(
     status = capsys.readouterr().out
     assert "quarantined: 1\n" in status
     assert f"message id {odd}, app id 1, reason content_not_utf8" in status
+
+
+def test_index_retries_quarantined_rows_on_request(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A row fixed where the triggers could not see it (written with them dropped, as a
+    table-rebuilding migration does) is retried by `index --retry-quarantined`; a row
+    still unreadable is retried and stays quarantined, never lost."""
+    import sqlite3
+
+    from chat_recall.adapters.cli.main import main
+
+    storage = Storage("sqlite", tmp_path / "retry.db")
+    recall = storage.open()
+    chat_id, _ = seed(recall)
+    fixed = storage.insert(chat_id, "user", NotUtf8(), SECONDS + 5)
+    broken = storage.insert(chat_id, "user", NotUtf8(), SECONDS + 6)
+    recall.close()
+    assert main(["index", "--db", str(storage.path), "-q"]) == 0
+    connection = sqlite3.connect(storage.path)
+    connection.execute("DROP TRIGGER chat_recall_message_update")
+    connection.execute("UPDATE messages SET content = 'fixed by the host' WHERE id = ?", (fixed,))
+    connection.commit()
+    connection.close()
+    capsys.readouterr()
+    assert main(["index", "--db", str(storage.path), "-q", "--retry-quarantined"]) == 0
+    assert "retrying 2 quarantined rows" in capsys.readouterr().out
+    main(["status", "--db", str(storage.path), "--format", "text"])
+    status = capsys.readouterr().out
+    assert "quarantined: 1\n" in status
+    assert f"message id {broken}, app id 1, reason content_not_utf8" in status
+    with storage.open() as recall:
+        found = json.loads(recall.search_chats(CallContext(1), {"query": "fixed by the host"}))
+    assert [m["message_id"] for r in found["results"] for m in r["matches"]] == [fixed]
