@@ -112,12 +112,19 @@ class SqliteIndexAudit:
         return done
 
 
+# What a check reports when SQLite fails to allocate while reading chat-recall's
+# tables (Python raises MemoryError for SQLITE_NOMEM, not sqlite3.Error).
+NO_MEMORY = "SQLite could not allocate memory to read it: damaged data asks for an impossible size"
+
+
 def _guarded(check: str, run: object) -> list[Finding]:
     """A check's findings; a driver error while checking is a finding itself."""
     try:
         return run()  # type: ignore[operator,no-any-return]
     except sqlite3.Error as error:
         return [Finding(check, check, str(translate(error)), "rebuild")]
+    except MemoryError:  # SQLITE_NOMEM: e.g. a damaged FTS5 record asks for a huge size
+        return [Finding(check, check, NO_MEMORY, "rebuild")]
 
 
 def _registry(connection: sqlite3.Connection) -> list[Finding]:
@@ -185,6 +192,8 @@ def _postings(connection: sqlite3.Connection, app_id: int, table: str) -> str | 
         ).fetchone()
     except sqlite3.Error as error:
         return str(translate(error))
+    except MemoryError:
+        return NO_MEMORY
     if rows != expected:
         return f"{rows} index rows for {expected} documents"
     return None

@@ -309,3 +309,15 @@ def test_the_facade_checks_and_repairs_both_adapters(tmp_path: Path) -> None:
     ]
     assert all(f.ok for f in recall.check())
     recall.close()
+
+
+def test_a_check_that_runs_out_of_memory_is_a_finding_not_a_crash() -> None:
+    """SQLite reports SQLITE_NOMEM as Python's MemoryError (seen once on randomised
+    structure damage under memory pressure): a finding naming the fix."""
+    from chat_recall.adapters.sqlite.audit import NO_MEMORY, _guarded
+
+    def exhausted() -> list[object]:
+        raise MemoryError
+
+    [finding] = _guarded("integrity", exhausted)
+    assert (finding.problem, finding.fix) == (NO_MEMORY, "rebuild")
