@@ -9,6 +9,12 @@ import threading
 
 import attrs
 
+# Transactions longer than these are counted (25 ms: one indexer batch's budget).
+LONG_MS = (25, 50, 100)
+# Transactions longer than this are kept with their time (the first SLOW_KEPT of them).
+KEPT_OVER_MS = 5
+SLOW_KEPT = 20_000
+
 
 @attrs.define
 class WriteLockStats:
@@ -19,12 +25,23 @@ class WriteLockStats:
     total_seconds: float = 0.0
     longest_seconds: float = 0.0
     longest_in: str = ""  # the chat-recall functions that held it longest
+    # How many transactions held the lock longer than each of LONG_MS.
+    over: tuple[int, ...] = (0,) * len(LONG_MS)
+    # The ones over KEPT_OVER_MS: (perf_counter when acquired, seconds, of them in COMMIT,
+    # the function), the first SLOW_KEPT of them (benchmarks line them up with host stalls).
+    slow: list[tuple[float, float, float, str]] = attrs.field(factory=list, repr=False)
     _lock: threading.Lock = attrs.field(factory=threading.Lock, repr=False)
 
-    def record(self, seconds: float) -> None:
+    def record(self, seconds: float, *, began: float = 0.0, committing: float = 0.0) -> None:
         with self._lock:
             self.transactions += 1
             self.total_seconds += seconds
+            if seconds * 1000 > KEPT_OVER_MS:
+                self.over = tuple(
+                    n + (seconds * 1000 > ms) for n, ms in zip(self.over, LONG_MS, strict=True)
+                )
+                if len(self.slow) < SLOW_KEPT:
+                    self.slow.append((began, seconds, committing, _caller()))
             if seconds > self.longest_seconds:
                 self.longest_seconds = seconds
                 self.longest_in = _caller()
@@ -37,13 +54,18 @@ class WriteLockStats:
             sum(part.total_seconds for part in parts),
             longest.longest_seconds,
             longest.longest_in,
+            tuple(sum(counts) for counts in zip(*(part.over for part in parts), strict=True))
+            or cls().over,
         )
 
     def summary(self) -> str:
         where = f" ({self.longest_in})" if self.longest_in else ""
+        over = ", ".join(
+            f"{count} over {ms} ms" for count, ms in zip(self.over, LONG_MS, strict=True)
+        )
         return (
             f"held {self.total_seconds * 1000:.1f} ms in {self.transactions} transactions, "
-            f"longest {self.longest_seconds * 1000:.1f} ms{where}"
+            f"longest {self.longest_seconds * 1000:.1f} ms{where}; {over}"
         )
 
 

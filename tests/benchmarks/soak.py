@@ -53,6 +53,7 @@ from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.tools.context import CallContext
+from chat_recall.application.write_lock import LONG_MS
 from tests.benchmarks.fixture import generate
 
 BUSY_TIMEOUT_MS = 5_000
@@ -70,7 +71,10 @@ QUERIES = [
 ]
 LOCK_LINE = re.compile(
     r"write lock: held ([\d.]+) ms in (\d+) transactions, longest ([\d.]+) ms(?: \((\w+)\))?"
+    r"; (\d+) over 25 ms, (\d+) over 50 ms, (\d+) over 100 ms"
 )
+# A host write this long (its statement) is a stall worth explaining.
+STALL_MS = 10.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,8 +200,9 @@ def host_writer(
         variant: host_connection(Path(path), config.synchronous) for variant, path in paths.items()
     }
     interval = 1.0 / config.writes_per_second
-    # (copy, kind of write, latency from its scheduled time, BUSY, phase, statement time)
-    records: list[tuple[str, str, float, bool, int, float]] = []
+    # (copy, kind of write, latency from its scheduled time, BUSY, phase, statement time,
+    # when the statement began: perf_counter, one clock for every process on Linux)
+    records: list[tuple[str, str, float, bool, int, float, float]] = []
     for phase in range(config.phases):
         # plain, recall, recall, plain, plain, recall, ...: neither kind always goes first
         variant = "plain" if (phase + phase // 2) % 2 == 0 else "recall"
@@ -218,7 +223,7 @@ def host_writer(
                 if not busy:
                     raise
             ended = time.perf_counter()
-            records.append((variant, kind, ended - due, busy, phase, ended - began))
+            records.append((variant, kind, ended - due, busy, phase, ended - began, began))
     for connection in connections.values():
         connection.close()
     results.put(("host", records))
@@ -296,6 +301,8 @@ def embedded_recall(path: str, config: SoakConfig, stop: Event, ready: Event, re
                 "write_lock_total_ms": round(stats.total_seconds * 1000, 1),
                 "longest_write_ms": round(stats.longest_seconds * 1000, 1),
                 "longest_write_in": stats.longest_in,
+                "writes_over_ms": dict(zip(LONG_MS, stats.over, strict=True)),
+                "slow_writes": stats.slow,
             },
         )
     )
@@ -306,10 +313,19 @@ def run_commands(
 ) -> list[dict[str, Any]]:
     """`chat-recall <command>` now and then (a person or a cron job at the terminal)."""
     done: list[dict[str, Any]] = []
+    slow = path.parent / f"{command}-slow.json"
     while not stop.wait(every):
         started = time.perf_counter()
         finished = subprocess.run(
-            [sys.executable, "-m", "chat_recall", command, "--db", str(path)],
+            [
+                sys.executable,
+                "-m",
+                "tests.benchmarks.soak_command",
+                str(slow),
+                command,
+                "--db",
+                str(path),
+            ],
             capture_output=True,
             text=True,
             check=False,
@@ -322,6 +338,14 @@ def run_commands(
                 "seconds": round(time.perf_counter() - started, 2),
                 "longest_write_ms": float(found.group(3)) if found else None,
                 "longest_write_in": found.group(4) if found else None,
+                "writes_over_ms": (
+                    dict(zip(LONG_MS, (int(found.group(i)) for i in (5, 6, 7)), strict=True))
+                    if found
+                    else {}
+                ),
+                "began": started,
+                "ended": time.perf_counter(),
+                "slow_writes": json.loads(slow.read_text()) if slow.exists() else [],
                 "output": (finished.stdout + finished.stderr)[-800:] if finished.returncode else "",
             }
         )
@@ -455,7 +479,58 @@ def run_soak(config: SoakConfig, directory: Path | None = None) -> dict[str, Any
     report["commands"] = commands
     longest = [c["longest_write_ms"] for c in commands if c["longest_write_ms"] is not None]
     report["longest_write_ms"] = max([collected["recall"]["longest_write_ms"], *longest])
+    report["writes_over_ms"] = {
+        ms: collected["recall"]["writes_over_ms"][ms]
+        + sum(c["writes_over_ms"].get(ms, 0) for c in commands)
+        for ms in LONG_MS
+    }
+    report["stalls"] = explain_stalls(
+        [r for r in records if r[0] == "recall"],
+        [(*w[:3], f"{c['command']}:{w[3]}") for c in commands for w in c["slow_writes"]]
+        + [tuple(w) for w in collected["recall"]["slow_writes"]],
+        commands,
+    )
     return report
+
+
+def explain_stalls(
+    records: list[Any], slow: list[Any], commands: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Host writes (with chat-recall) whose statement took over STALL_MS: how many
+    overlapped a chat-recall transaction over 25 ms (by the function holding it;
+    `index:` / `status:` for a command's), how many one of 5-25 ms, how many only ran
+    while a command ran (its CPU, its I/O), how many neither."""
+    stalls = [r for r in records if r[5] * 1000 > STALL_MS]
+    by_function: dict[str, int] = {}
+    during_command = neither = short = 0
+    for record in stalls:
+        began, ended = record[6], record[6] + record[5]
+        holders = [w for w in slow if w[0] < ended and w[0] + w[1] > began]
+        longest = max(holders, key=lambda w: w[1], default=None)
+        if longest is not None and longest[1] * 1000 > LONG_MS[0]:
+            by_function[longest[3]] = by_function.get(longest[3], 0) + 1
+        elif longest is not None:
+            short += 1
+        elif any(c["began"] < ended and c["ended"] > began for c in commands):
+            during_command += 1
+        else:
+            neither += 1
+    slowest_functions: dict[str, int] = {}
+    slow = [write for write in slow if write[1] * 1000 > LONG_MS[0]]
+    for write in slow:
+        slowest_functions[write[3]] = slowest_functions.get(write[3], 0) + 1
+    return {
+        "over_ms": STALL_MS,
+        "count": len(stalls),
+        "overlapping_a_transaction_over_25ms": dict(sorted(by_function.items())),
+        "overlapping_one_of_5_to_25ms": short,
+        "during_a_command_only": during_command,
+        "neither": neither,
+        "transactions_over_25ms_by_function": dict(sorted(slowest_functions.items())),
+        "commit_share_of_slow": round(
+            sum(w[2] for w in slow) / max(sum(w[1] for w in slow), 1e-9), 2
+        ),
+    }
 
 
 def print_report(report: dict[str, Any]) -> None:
@@ -499,6 +574,8 @@ def print_report(report: dict[str, Any]) -> None:
             f"transaction {longest} ms ({where})"
         )
     print(f"longest write transaction chat-recall held: {report['longest_write_ms']} ms")
+    print(f"chat-recall write transactions over 25/50/100 ms: {report['writes_over_ms']}")
+    print(f"host stalls: {report['stalls']}")
     for phase in report["phases"]:
         print(f"  phase {phase}")
 
