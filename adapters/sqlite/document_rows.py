@@ -11,6 +11,7 @@ tantivy indexes beside the database; both use these functions for the rest.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 
@@ -97,18 +98,17 @@ def still_sourced(
     a unit of work's transaction, a batch that read a row before the host deleted or
     moved it cannot put it back."""
     s = schema
-    found: set[tuple[int, int, int]] = set()
-    for chunk in chunks([d.message_id for d in documents]):
-        found.update(
-            (row[0], row[1], row[2])
-            for row in connection.execute(
-                f"SELECT m.{s.q('message_id')}, m.{s.q('message_chat_id')}, "
-                f"c.{s.q('chat_app_id')} FROM {s.q('messages')} AS m "
-                f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
-                f"WHERE m.{s.q('message_id')} IN ({marks(chunk)})",
-                chunk,
-            )
-        )
+    if not documents:
+        return []
+    # One statement and one row back (a JSON array): see `SqliteFts5IndexStore._forget`.
+    row = connection.execute(
+        f"SELECT json_group_array(json_array(m.{s.q('message_id')}, "
+        f"m.{s.q('message_chat_id')}, c.{s.q('chat_app_id')})) FROM {s.q('messages')} AS m "
+        f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
+        f"WHERE m.{s.q('message_id')} IN (SELECT value FROM json_each(?))",
+        (json.dumps([d.message_id for d in documents]),),
+    ).fetchone()
+    found = {(int(m), c, a) for m, c, a in json.loads(row[0])}
     return [d for d in documents if (d.message_id, d.chat_id, d.app_id) in found]
 
 
