@@ -45,10 +45,8 @@ BUSY_TIMEOUT_MS = 5_000
 # removal): a host writer that found the lock taken retries after its busy handler's
 # first 1-2 ms sleep, and finds it free instead of losing the race to our next one.
 TRANSACTION_GAP_SECONDS = 0.002
-# Our writer checkpoints the WAL itself, after a write transaction, at most this often
-# (a PASSIVE checkpoint: it copies what no reader still needs, never waits, and never
-# holds the write lock; see `_commit_without_sync_in_wal`).
-CHECKPOINT_EVERY_SECONDS = 0.25
+# Our commits checkpoint the WAL once it holds this many frames (SQLite's default: 1,000).
+WAL_CHECKPOINT_FRAMES = 250
 
 
 def make_way() -> None:
@@ -94,16 +92,19 @@ def _commit_without_sync_in_wal(connection: sqlite3.Connection) -> None:
     index batch leaves its markers dirty, so it is simply done again. This connection
     only; the host's connections keep their own setting.
 
-    And this connection checkpoints the WAL itself (`SqliteDatabase.writing`), after
-    its transaction, not in its COMMIT: SQLite's automatic checkpoint runs inside the
-    COMMIT statement (after the write lock is released, but the statement returns only
-    when the pages are copied and synced), which made our measured transactions 2-4x
-    longer than the lock was held, up to 100 ms. Without our checkpoints the WAL would
-    grow with our writes and the host's own commits would pay for them (SQLite runs one
-    in whichever commit finds 1,000 frames or more)."""
+    And our commits run the WAL's automatic checkpoint at a quarter of SQLite's default
+    size: otherwise the WAL grows with our writes and the host's own commits pay for
+    the checkpoints (SQLite runs one in whichever commit finds 1,000 frames or more,
+    and with readers about the WAL is rarely restarted, so then in every host commit).
+    That checkpoint runs inside our COMMIT statement but after the write lock is
+    released, so `lock_stats` overstates the lock by it (the COMMIT share of long
+    transactions is recorded). Checkpointing on a timer instead (PASSIVE every 0.25 s,
+    outside the transaction) was tried: the host's statement p99 in back-to-back
+    4-minute soaks went from 10 to 18 ms (probably the WAL passing 1,000 frames between
+    our checkpoints, so host commits checkpointed; not verified)."""
     if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
         connection.execute("PRAGMA synchronous = NORMAL")
-        connection.execute("PRAGMA wal_autocheckpoint = 0")
+        connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_FRAMES}")
 
 
 @attrs.define
@@ -242,20 +243,6 @@ class SqliteDatabase:
                 self.lock_stats.record(
                     done - acquired, began=acquired, committing=done - committing
                 )
-                if self.shared is None:
-                    self._checkpoint(connection, done)
-
-    def _checkpoint(self, connection: sqlite3.Connection, now: float) -> None:
-        """A PASSIVE checkpoint of the WAL when this thread's writer last ran one
-        CHECKPOINT_EVERY_SECONDS ago or more (outside any transaction: it holds no write
-        lock, so host writers go on meanwhile; a checkpoint another connection is
-        running makes this one a no-op; on a database not in WAL mode it does nothing)."""
-        if now - getattr(self._local, "checkpointed", 0.0) < CHECKPOINT_EVERY_SECONDS:
-            return
-        self._local.checkpointed = now
-        # best effort: the host's own automatic checkpoints remain the backstop
-        with contextlib.suppress(sqlite3.OperationalError):
-            connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     @contextlib.contextmanager
     def inspecting(self) -> Iterator[sqlite3.Connection]:
