@@ -22,19 +22,15 @@ import punq
 from chat_recall.adapters import engines
 from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.sqlite import setup
-from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
-from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
 from chat_recall.adapters.system_clock import SystemClock
 from chat_recall.adapters.telemetry import NullTelemetry
-from chat_recall.adapters.unchecked_audit import UncheckedIndexAudit
+from chat_recall.application.deferred import Deferred
 from chat_recall.application.health import IndexHealth
-from chat_recall.application.indexer import Indexer, IndexerSettings
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.read_chat import ReadChat
@@ -43,7 +39,6 @@ from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.application.tools.tool import Tool
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import IndexUnavailable, StorageReadOnly
-from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
@@ -60,6 +55,7 @@ from chat_recall.domain.text.analysis import TextAnalysis
 
 if TYPE_CHECKING:
     from chat_recall.adapters.memory.database import InMemoryDatabase
+    from chat_recall.application.indexer import Indexer, IndexerSettings
 
 Overrides = Mapping[Any, object]
 
@@ -78,13 +74,10 @@ def _with_card_rules(policy: MarkupPolicy, tools: ToolSettings) -> MarkupPolicy:
     )
 
 
-def _container(
-    policy: MarkupPolicy, settings: IndexerSettings, tools: ToolSettings | None
-) -> punq.Container:
+def _container(policy: MarkupPolicy, tools: ToolSettings | None) -> punq.Container:
     tool_settings = tools or ToolSettings()
     container = punq.Container()
     container.register(MarkupPolicy, instance=_with_card_rules(policy, tool_settings))
-    container.register(IndexerSettings, instance=settings)
     container.register(ToolSettings, instance=tool_settings)
     container.register(Telemetry, NullTelemetry, scope=punq.Scope.singleton)
     container.register(Clock, SystemClock, scope=punq.Scope.singleton)
@@ -114,13 +107,71 @@ def _alias(container: punq.Container, port: Any, adapter: type[Any]) -> None:
     container.register(port, factory=lambda: container.resolve(adapter))
 
 
-def _finish(container: punq.Container, overrides: Overrides) -> ChatRecall:
+def _on_first_use(container: punq.Container, port: Any, adapter: Callable[[], type[Any]]) -> None:
+    """Resolve `port` to one instance of the class `adapter()` returns: its module is
+    imported, and the instance built, when the port is first resolved."""
+    container.register(
+        port, factory=lambda: container.instantiate(adapter()), scope=punq.Scope.singleton
+    )
+
+
+def _indexer(container: punq.Container, settings: IndexerSettings | None) -> Indexer:
+    # Imported here: a process that only calls the tools never loads the indexer.
+    from chat_recall.application.indexer import Indexer, IndexerSettings
+
+    return container.instantiate(Indexer, settings=settings or IndexerSettings())
+
+
+def _finish(
+    container: punq.Container, settings: IndexerSettings | None, overrides: Overrides
+) -> ChatRecall:
+    """The facade over the container's services; the indexer, unit of work, host
+    writer and audit are resolved on first use (`Deferred`), so a process that only
+    calls the tools never imports them."""
     for service, instance in overrides.items():
         container.register(service, instance=instance)
-    container.register(Indexer, scope=punq.Scope.singleton)
-    container.register(ChatRecall, scope=punq.Scope.singleton)
-    recall: ChatRecall = container.resolve(ChatRecall)
-    return recall
+    resolve = container.resolve
+    return ChatRecall(
+        repo=resolve(MessageRepo),
+        index=resolve(IndexStore),
+        dirty=resolve(DirtyQueue),
+        clock=resolve(Clock),
+        policy=resolve(MarkupPolicy),
+        progress=resolve(IndexProgress),
+        health=resolve(IndexHealth),
+        registry=resolve(ToolRegistry),
+        write_lock=resolve(WriteLockStats),
+        indexer=Deferred(lambda: _indexer(container, settings)),
+        unit_of_work=Deferred(lambda: resolve(IndexUnitOfWork)),
+        host=Deferred(lambda: resolve(HostWriter)),
+        audit=Deferred(lambda: resolve(IndexAudit)),
+    )
+
+
+# The SQLite adapter's classes that only indexing, host writes and audits need,
+# imported on first use.
+def _sqlite_unit_of_work() -> type[Any]:
+    from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
+
+    return SqliteIndexUnitOfWork
+
+
+def _sqlite_host_writer() -> type[Any]:
+    from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
+
+    return SqliteHostWriter
+
+
+def _sqlite_audit() -> type[Any]:
+    from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
+
+    return SqliteIndexAudit
+
+
+def _unchecked_audit() -> type[Any]:
+    from chat_recall.adapters.unchecked_audit import UncheckedIndexAudit
+
+    return UncheckedIndexAudit
 
 
 def sqlite(
@@ -169,34 +220,26 @@ def sqlite(
     if read_only or not install:
         setup.verify(database, analysis)
         engines.check_engine(database, engine)
-    container = _container(policy, settings or IndexerSettings(), tools)
+    container = _container(policy, tools)
     container.register(IndexHealth, instance=IndexHealth(read_only=read_only))
     container.register(TextAnalysis, instance=analysis)
     container.register(SqliteDatabase, instance=database)
     container.register(WriteLockStats, instance=database.lock_stats)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
-    container.register(HostWriter, SqliteHostWriter, scope=punq.Scope.singleton)
+    _on_first_use(container, HostWriter, _sqlite_host_writer)
     if engine is Engine.TANTIVY:
         closer = _wire_tantivy(container, database, analysis, install=install and not read_only)
     else:
         _alias(container, IndexStore, SqliteFts5IndexStore)
-        container.register(IndexUnitOfWork, SqliteIndexUnitOfWork, scope=punq.Scope.singleton)
+        _on_first_use(container, IndexUnitOfWork, _sqlite_unit_of_work)
         container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
-        container.register(IndexAudit, SqliteIndexAudit, scope=punq.Scope.singleton)
+        _on_first_use(container, IndexAudit, _sqlite_audit)
         closer = None
-    recall = _finish(container, overrides or {})
+    recall = _finish(container, settings, overrides or {})
     recall.on_close(database.close)
     if closer is not None:
         recall.on_close(closer)
     return recall
-
-
-# PostgreSQL locks rows, not the database: an indexer batch holds only the markers it
-# claims (a host write to one of those messages waits for its commit), so batches may
-# take longer than SQLite's 25 ms and pay the server round trips once per more rows.
-POSTGRES_INDEXER_SETTINGS = IndexerSettings(
-    sizing=BatchSizing(budget_seconds=0.1, initial=64, maximum=512)
-)
 
 
 def postgres(
@@ -245,7 +288,10 @@ def postgres(
     except BaseException:
         database.close()
         raise
-    container = _container(policy, settings or POSTGRES_INDEXER_SETTINGS, tools)
+    from chat_recall.application.indexer import IndexerSettings
+    from chat_recall.domain.indexing import BatchSizing
+
+    container = _container(policy, tools)
     container.register(TextAnalysis, instance=analysis)
     container.register(PostgresDatabase, instance=database)
     container.register(MessageRepo, PostgresMessageRepo, scope=punq.Scope.singleton)
@@ -254,7 +300,12 @@ def postgres(
     container.register(DirtyQueue, PostgresDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, PostgresHostWriter, scope=punq.Scope.singleton)
     container.register(IndexAudit, PostgresIndexAudit, scope=punq.Scope.singleton)
-    recall = _finish(container, overrides or {})
+    # PostgreSQL locks rows, not the database: an indexer batch holds only the markers
+    # it claims (a host write to one of those messages waits for its commit), so batches
+    # may take longer than SQLite's 25 ms and pay the server round trips once per more rows.
+    sizing = BatchSizing(budget_seconds=0.1, initial=64, maximum=512)
+    settings = settings or IndexerSettings(sizing=sizing)
+    recall = _finish(container, settings, overrides or {})
     recall.on_close(database.close)
     return recall
 
@@ -283,7 +334,7 @@ def _wire_tantivy(
     container.register(IndexUnitOfWork, instance=TantivyIndexUnitOfWork(index))
     container.register(DirtyQueue, TantivyDirtyQueue, scope=punq.Scope.singleton)
     # The SQLite audit checks FTS5 tables; the tantivy engine has no audit of its own yet.
-    container.register(IndexAudit, UncheckedIndexAudit, scope=punq.Scope.singleton)
+    _on_first_use(container, IndexAudit, _unchecked_audit)
     return index.close
 
 
@@ -309,7 +360,7 @@ def in_memory(
     analysis = analysis or TextAnalysis.default()
     database = database or InMemoryDatabase()
     prepare_analysis(database, analysis)
-    container = _container(policy, settings or IndexerSettings(), tools)
+    container = _container(policy, tools)
     container.register(TextAnalysis, instance=analysis)
     container.register(InMemoryDatabase, instance=database)
     container.register(MessageRepo, InMemoryMessageRepo, scope=punq.Scope.singleton)
@@ -318,7 +369,7 @@ def in_memory(
     container.register(DirtyQueue, InMemoryDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
     container.register(IndexAudit, InMemoryIndexAudit, scope=punq.Scope.singleton)
-    return _finish(container, overrides or {})
+    return _finish(container, settings, overrides or {})
 
 
 def custom(
@@ -337,11 +388,13 @@ def custom(
     """chat-recall over a third party's storage adapter: pass instances of the five
     storage ports (and an `IndexAudit`, if the adapter has one); everything else is
     wired as for the shipped adapters."""
-    container = _container(policy, settings or IndexerSettings(), tools)
+    from chat_recall.adapters.unchecked_audit import UncheckedIndexAudit
+
+    container = _container(policy, tools)
     container.register(MessageRepo, instance=repo)
     container.register(IndexStore, instance=index)
     container.register(IndexUnitOfWork, instance=unit_of_work)
     container.register(DirtyQueue, instance=dirty)
     container.register(HostWriter, instance=host)
     container.register(IndexAudit, instance=audit or UncheckedIndexAudit())
-    return _finish(container, overrides or {})
+    return _finish(container, settings, overrides or {})

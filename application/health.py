@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import enum
 import threading
+from typing import TYPE_CHECKING
 
 import attrs
 
 from chat_recall.domain.errors import ChatRecallError
-from chat_recall.domain.indexing import RetryBackoff
+
+if TYPE_CHECKING:  # a search reads the health, and never loads the indexing policies
+    from chat_recall.domain.indexing import RetryBackoff
 
 
 class IndexerState(enum.Enum):

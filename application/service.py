@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import attrs
 
+from chat_recall.application.deferred import Deferred
 from chat_recall.application.health import IndexHealth
-from chat_recall.application.indexer import Indexer
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.tools.context import AgentMode, CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
@@ -27,6 +28,9 @@ from chat_recall.domain.ports import (
     MessageRepo,
 )
 from chat_recall.domain.projection import MarkupPolicy
+
+if TYPE_CHECKING:
+    from chat_recall.application.indexer import Indexer
 
 
 @attrs.frozen
@@ -47,24 +51,43 @@ class IndexStatus:
 class ChatRecall:
     """The facade: the tools (`tools`, `call_tool`, `search_chats`, `read_chat` and
     their async twins), the indexer (`start`, `stop`, `indexer.notify()`), `status`,
-    and the ports for hosts and tests that need them (`host` writes history)."""
+    and the ports for hosts and tests that need them (`host` writes history).
+
+    The indexer, the unit of work, the host writer and the audit are built on first
+    use (`Deferred`): a process that only calls the tools never loads them."""
 
     repo: MessageRepo
     index: IndexStore
-    unit_of_work: IndexUnitOfWork
     dirty: DirtyQueue
     clock: Clock
     policy: MarkupPolicy
     progress: IndexProgress
     health: IndexHealth
-    indexer: Indexer
-    host: HostWriter
     registry: ToolRegistry
-    audit: IndexAudit
     # How long this process's transactions held the storage's write lock (what host
     # writers may have waited for); empty where the storage has no such lock.
     write_lock: WriteLockStats
+    _indexer: Deferred[Indexer]
+    _unit_of_work: Deferred[IndexUnitOfWork]
+    _host: Deferred[HostWriter]
+    _audit: Deferred[IndexAudit]
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
+
+    @property
+    def indexer(self) -> Indexer:
+        return self._indexer.get()
+
+    @property
+    def unit_of_work(self) -> IndexUnitOfWork:
+        return self._unit_of_work.get()
+
+    @property
+    def host(self) -> HostWriter:
+        return self._host.get()
+
+    @property
+    def audit(self) -> IndexAudit:
+        return self._audit.get()
 
     def tools(self, mode: AgentMode = AgentMode.AGENT) -> list[ToolDefinition]:
         """The tool definitions to offer the model in `mode` (consent `never` hides one);
@@ -123,7 +146,8 @@ class ChatRecall:
         self.indexer.start()
 
     def stop(self) -> None:
-        self.indexer.stop()
+        if self._indexer.built:
+            self.indexer.stop()
 
     def indexed_elsewhere(self) -> None:
         """Declare that another process runs the indexer for this database (a host's
@@ -132,7 +156,8 @@ class ChatRecall:
 
     def notify(self) -> None:
         """Tell the background indexer that the host wrote chats or messages."""
-        self.indexer.notify()
+        if self._indexer.built:  # none was started otherwise
+            self.indexer.notify()
 
     def wait_until_indexed(self, timeout: float = 30.0) -> bool:
         """Wait at most `timeout` seconds until nothing awaits indexing. With the
@@ -156,7 +181,7 @@ class ChatRecall:
 
     def close(self) -> None:
         """Stop the indexer and release what the bootstrap opened. Idempotent."""
-        self.indexer.stop()
+        self.stop()
         closers, self._closers = self._closers, []
         for closer in reversed(closers):
             closer()

@@ -89,3 +89,21 @@ def test_the_facade_reports_how_long_it_held_the_write_lock(tmp_path: Path) -> N
         assert recall.write_lock.transactions > before
         assert recall.write_lock.longest_seconds > 0
         assert "longest" in recall.write_lock.summary()
+
+
+def test_the_facade_builds_what_indexing_needs_once_on_first_use(tmp_path: Path) -> None:
+    probe = (
+        "import sys, chat_recall\n"
+        f"recall = chat_recall.sqlite({str(tmp_path / 'host.db')!r}, create_host_schema=True)\n"
+        "recall.search_chats(chat_recall.CallContext(app_id=1), {'query': 'argon2'})\n"
+        "recall.status(1)\n"
+        "recall.close()\n"
+        "print('chat_recall.application.indexer' in sys.modules)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"  # searching, status and close never built it
+    with chat_recall.sqlite(tmp_path / "host.db") as recall:
+        assert recall.indexer is recall.indexer
+        assert recall.indexer.unit_of_work is recall.unit_of_work  # one unit of work
+        assert recall.host is recall.host
+        assert recall.audit is recall.audit

@@ -523,6 +523,12 @@ NOT_FOR_A_SEARCH = (
     "chat_recall.adapters.postgres",
     "chat_recall.adapters.sqlite.admin",
     "chat_recall.adapters.sqlite.importer",
+    # the facade builds these on first use (`Deferred`): the tools never need them
+    "chat_recall.application.indexer",
+    "chat_recall.domain.indexing",
+    "chat_recall.adapters.sqlite.unit_of_work",
+    "chat_recall.adapters.sqlite.audit",
+    "chat_recall.adapters.sqlite.host_writer",
 )
 
 
