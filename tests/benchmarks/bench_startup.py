@@ -61,10 +61,12 @@ HISTORY = [
 # run compile chat-recall's modules from source.
 ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-# Calibration: on a quiet moment of this 2-core machine a command of 1,316 M
-# instructions took 414 ms (wall), so an instruction count converts into the time a
-# command takes on a quiet machine, which the shared machine's load cannot distort.
-QUIET_MS_PER_M_INSTRUCTIONS = 414 / 1316
+# Calibration: on a quiet moment of this 2-core machine (load 0.01) `search` at 716 M
+# instructions took 150.6 ms (wall median of 40 runs), so an instruction count converts
+# into the time a command takes on a quiet machine, which the shared machine's load
+# cannot distort. (The first calibration, 414 ms for 1,316 M, was taken when start-up
+# was mostly unicode-table compiling; it overstated today's commands by half.)
+QUIET_MS_PER_M_INSTRUCTIONS = 150.6 / 716
 
 
 def command(module: bool = False) -> list[str]:
