@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 import attrs
 import tantivy
 
+from chat_recall.adapters.tantivy.heap import release_free_memory
 from chat_recall.domain.errors import IndexUnavailable, StorageError
 from chat_recall.domain.model import AppId, IndexDocument, MessageId
 from chat_recall.domain.text.analysis import TextAnalysis
@@ -223,7 +224,10 @@ class TantivyIndexes:
                 except (OSError, ValueError, RuntimeError) as error:
                     raise StorageError(f"tantivy commit failed: {error}") from error
                 self._indexes[app_id].reload()
+            committed = bool(self.uncommitted)
             self.uncommitted.clear()
+        if committed:  # at most once a publish (PUBLISH_SECONDS): ~1-10 ms
+            release_free_memory()
 
     def rollback(self) -> None:
         with self.lock:
