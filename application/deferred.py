@@ -22,13 +22,6 @@ class Deferred(Generic[T]):
     _value: T | None = attrs.field(init=False, default=None)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
 
-    @classmethod
-    def of(cls, value: T) -> Deferred[T]:
-        """One that is built already."""
-        deferred = cls(lambda: value)
-        deferred._value = value
-        return deferred
-
     @property
     def built(self) -> bool:
         return self._value is not None
