@@ -633,3 +633,43 @@ def test_plain_progress_lines_are_spaced_and_estimate_from_the_recent_rate() -> 
     assert "\r" not in stream.getvalue()
     # From the last 30 s of samples: (18,020 - 10) / 19 s ~ 948/s -> about 86 s left.
     assert "about 1 min 26 s left, 20 s so far" in printed[1]
+
+
+@pytest.mark.parametrize("with_import", [False, True])
+def test_index_counts_each_message_once(tmp_path: Path, capsys: Capture, with_import: bool) -> None:
+    """The first wave reported `indexed 101050` for 100,000 messages: a fresh install
+    marked the history and the first `index` marked it all again."""
+    from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+
+    path = tmp_path / "host.db"
+    total = 1_234
+    if with_import:  # init, then import into the installed index
+        history = [{"type": "chat", "id": 1, "app_id": 1, "created_at": 1}] + [
+            {
+                "type": "message",
+                "id": i,
+                "chat_id": 1,
+                "role": "user",
+                "content": f"m {i}",
+                "created_at": 1 + i,
+            }
+            for i in range(1, total + 1)
+        ]
+        assert main(["init", "--db", str(path)]) == 0
+        assert main(["import", "--db", str(path), str(jsonl(tmp_path / "h.jsonl", history))]) == 0
+    else:  # history written before chat-recall was installed
+        connection = sqlite3.connect(path)
+        connection.executescript(REFERENCE_HOST_DDL)
+        connection.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (1, 1, 't', 1)")
+        connection.executemany(
+            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, 1)",
+            [(f"m {i}",) for i in range(total)],
+        )
+        connection.commit()
+        connection.close()
+        assert main(["install", "--db", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["index", "--db", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"indexed {total:,} messages ")
+    assert main(["index", "--db", str(path)]) == 0
+    assert capsys.readouterr().out == "nothing to index: the index is up to date\n"
