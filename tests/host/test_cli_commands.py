@@ -672,4 +672,4 @@ def test_index_counts_each_message_once(tmp_path: Path, capsys: Capture, with_im
     assert main(["index", "--db", str(path)]) == 0
     assert capsys.readouterr().out.startswith(f"indexed {total:,} messages ")
     assert main(["index", "--db", str(path)]) == 0
-    assert capsys.readouterr().out == "nothing to index: the index is up to date\n"
+    assert capsys.readouterr().out.startswith("nothing to index: the index is up to date\n")
