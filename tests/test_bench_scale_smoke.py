@@ -39,6 +39,9 @@ def test_a_small_benchmark_run_is_correct_and_complete(
     assert results["size"]["index_mb"] > 0
     for row in results["search"].values():
         assert row["matches_sent"] >= row["matches_words"] > 0
+    assert results["backfill"]["write_lock_probe"]["attempts"] > 0  # the probe ran
+    if engine is Engine.SQLITE:
+        assert results["backfill"]["fts5_segments"]["total"] > 0
     if engine is Engine.TANTIVY:
         assert results["raw_tantivy_insert"]["messages"] > 0
         assert results["size"]["tantivy_mb"] > 0

@@ -33,7 +33,7 @@ from chat_recall.adapters.engines import Engine, tantivy_directory
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
-from chat_recall.adapters.sqlite.migrations import FTS_TOKENIZER, fts_table_name
+from chat_recall.adapters.sqlite.migrations import APPS, FTS_TOKENIZER, fts_table_name
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.indexing import build_document
@@ -42,6 +42,7 @@ from chat_recall.domain.projection import DEFAULT_POLICY, project_for_search
 from chat_recall.domain.query import MatchQuery
 from chat_recall.domain.search.query_builder import build_query
 from tests.benchmarks.fixture import PROFILES, generate
+from tests.benchmarks.lock_probe import LockProbe
 
 # Query text per class and profile; None is a planted rare term from the manifest.
 QUERY_CLASSES: dict[str, dict[str, str | None]] = {
@@ -206,6 +207,7 @@ def raw_tantivy_insert(directory: Path, documents: list[IndexDocument]) -> dict[
 
 
 def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
+    slow_before = len(recall.write_lock.slow)
     started = time.perf_counter()
     projection = storage = merging = longest = longest_merge = 0.0
     indexed = batches = 0
@@ -226,6 +228,10 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         if not report.did_work and recall.dirty.backlog().is_empty:
             break
     elapsed = time.perf_counter() - started
+    # The write transactions of the backfill over 5 ms (what a host writer may wait for).
+    slow = recall.write_lock.slow[slow_before:]
+    held = [seconds for _, seconds, _, _ in slow]
+    longest_commit = max(slow, key=lambda entry: entry[1])[2] if slow else 0.0
     return {
         "messages": indexed,
         "seconds": round(elapsed, 2),
@@ -238,12 +244,35 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         "longest_batch_ms": round(longest * 1000, 1),
         "longest_maintenance_step_ms": round(longest_merge * 1000, 1),
         "maintenance_seconds": round(merging, 2),
+        "longest_write_transaction_ms": round(max(held, default=0.0) * 1000, 1),
+        "longest_write_transaction_commit_ms": round(longest_commit * 1000, 1),
+        "write_transactions_over_25_ms": sum(seconds > 0.025 for seconds in held),
         "rss_mb_every_10_percent": rss_samples,
         # the spread, not last minus first: freed memory returned mid-run (the tantivy
         # engine's trim) would hide growth after it
         "rss_growth_mb": round(max(rss_samples) - min(rss_samples), 1),
         "mapped_file_rss_mb_at_end": round(mapped_file_rss_mb(), 1),
     }
+
+
+def fts5_segments(path: Path) -> dict[str, int] | None:
+    """FTS5 segments per app table (distinct segment ids in its `_idx` shadow table), the
+    most first: what incremental merging keeps in check. None without FTS5 tables."""
+    connection = sqlite3.connect(path)
+    try:
+        tables = [row[0] for row in connection.execute(f"SELECT fts_table FROM {APPS}")]
+        counts = {
+            table: connection.execute(
+                f'SELECT count(DISTINCT segid) FROM "{table}_idx"'
+            ).fetchone()[0]
+            for table in tables
+        }
+    except sqlite3.Error:
+        return None
+    finally:
+        connection.close()
+    ordered = sorted(counts.items(), key=lambda item: -item[1])
+    return {"total": sum(counts.values()), "most": ordered[0][1] if ordered else 0}
 
 
 def index_size(path: Path) -> dict[str, Any]:
@@ -493,7 +522,10 @@ def _run(
     if engine is Engine.TANTIVY:
         results["raw_tantivy_insert"] = raw_tantivy_insert(directory, documents)
     del documents
-    results["backfill"] = backfill(recall, manifest["messages"])
+    with LockProbe(path) as probe:
+        results["backfill"] = backfill(recall, manifest["messages"])
+    results["backfill"]["write_lock_probe"] = probe.result
+    results["backfill"]["fts5_segments"] = fts5_segments(path)
     raw_rate = results.get("raw_tantivy_insert", results["raw_fts5_insert"])["messages_per_second"]
     results["backfill"]["ratio_to_raw_fts5_insert"] = (
         round(results["backfill"]["messages_per_second"] / raw_rate, 2) if raw_rate else None
@@ -514,6 +546,7 @@ def _run(
 
 def print_table(results: dict[str, Any]) -> None:
     fixture, backfill_ = results["fixture"], results["backfill"]
+    probe = backfill_.get("write_lock_probe", {})
     projection, raw = results["projection"], results["raw_fts5_insert"]
     print(
         f"profile {results['profile']}: {fixture['messages']:,} messages, "
@@ -540,7 +573,13 @@ def print_table(results: dict[str, Any]) -> None:
         f"{backfill_['projection_share']:.0%} and maintenance steps "
         f"{backfill_['maintenance_share']:.0%} "
         f"of the time), longest batch {backfill_['longest_batch_ms']} ms "
-        f"(maintenance step {backfill_['longest_maintenance_step_ms']} ms)"
+        f"(maintenance step {backfill_['longest_maintenance_step_ms']} ms); longest write "
+        f"transaction {backfill_['longest_write_transaction_ms']} ms (of it COMMIT "
+        f"{backfill_['longest_write_transaction_commit_ms']} ms), "
+        f"{backfill_['write_transactions_over_25_ms']} over 25 ms (COMMIT included: SQLite "
+        f"checkpoints in it after releasing the lock); write lock seen taken by a probe: "
+        f"longest {probe.get('longest_busy_ms')} ms, {probe.get('busy_spans_over_25_ms')} "
+        f"over 25 ms; FTS5 segments after it {backfill_.get('fts5_segments')}"
     )
     print(
         f"RSS during backfill (anonymous), every 10%: {backfill_['rss_mb_every_10_percent']}"
