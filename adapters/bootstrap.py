@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -131,6 +132,7 @@ def _finish(
     for service, instance in overrides.items():
         container.register(service, instance=instance)
     resolve = container.resolve
+    building = threading.RLock()  # one lock: these share dependencies (see Deferred)
     return ChatRecall(
         repo=resolve(MessageRepo),
         index=resolve(IndexStore),
@@ -141,10 +143,10 @@ def _finish(
         health=resolve(IndexHealth),
         registry=resolve(ToolRegistry),
         write_lock=resolve(WriteLockStats),
-        indexer=Deferred(lambda: _indexer(container, settings)),
-        unit_of_work=Deferred(lambda: resolve(IndexUnitOfWork)),
-        host=Deferred(lambda: resolve(HostWriter)),
-        audit=Deferred(lambda: resolve(IndexAudit)),
+        indexer=Deferred(lambda: _indexer(container, settings), lock=building),
+        unit_of_work=Deferred(lambda: resolve(IndexUnitOfWork), lock=building),
+        host=Deferred(lambda: resolve(HostWriter), lock=building),
+        audit=Deferred(lambda: resolve(IndexAudit), lock=building),
     )
 
 

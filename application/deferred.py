@@ -16,11 +16,15 @@ class Deferred(Generic[T]):
     """A service built the first time it is asked for, then kept. The facade holds
     the indexer, the unit of work, the audit and the host writer this way: a process
     that only searches (a CLI call, an MCP tool call) neither imports nor builds them,
-    and each attrs class it does not import saves start-up time (issue 13)."""
+    and each attrs class it does not import saves start-up time (issue 13).
+
+    Services that share dependencies (the indexer and the facade's unit of work are one
+    instance) share one `lock`, so two threads that first use them at the same time
+    never build a dependency twice."""
 
     _build: Callable[[], T]
+    _lock: threading.RLock = attrs.field(factory=threading.RLock, kw_only=True)
     _value: T | None = attrs.field(init=False, default=None)
-    _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
 
     @property
     def built(self) -> bool:
