@@ -187,7 +187,7 @@ def sqlite(
     install: bool = True,
     analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
-    engine: Engine = Engine.SQLITE,
+    engine: Engine | None = Engine.SQLITE,
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
 
@@ -201,8 +201,10 @@ def sqlite(
 
     `engine` says where the searchable text lives: FTS5 tables in the database (the
     default), or tantivy indexes in a directory beside the database file (`pip install
-    'chat-recall[tantivy]'`; see the README for when to choose it). Opening an index with
-    the other engine re-indexes it (`adapters/engines.py`).
+    '.[tantivy]'` in a checkout; see the README for when to choose it). Opening an index with
+    the other engine re-indexes it (`adapters/engines.py`). `engine=None` opens the
+    index with the engine that built it (FTS5 when none is recorded): the CLI and the
+    MCP server open existing databases this way.
 
     A database this process cannot write (a read-only file, directory or file system)
     is opened read-only whatever `install` says: it must be installed already, the
@@ -216,11 +218,13 @@ def sqlite(
     if install and not read_only:
         try:
             setup.start(database, analysis)
+            engine = engine or engines.recorded_engine(database) or Engine.SQLITE
             engines.use_engine(database, engine)
         except StorageReadOnly:
             read_only = True
     if read_only or not install:
         setup.verify(database, analysis)
+        engine = engine or engines.recorded_engine(database) or Engine.SQLITE
         engines.check_engine(database, engine)
     container = _container(policy, tools)
     container.register(IndexHealth, instance=IndexHealth(read_only=read_only))
@@ -323,7 +327,8 @@ def _wire_tantivy(
         from chat_recall.adapters.tantivy.unit_of_work import TantivyIndexUnitOfWork
     except ImportError as error:
         raise IndexUnavailable(
-            "the tantivy engine needs the tantivy extra: pip install 'chat-recall[tantivy]'"
+            "the tantivy engine needs chat-recall's tantivy extra (from a checkout: "
+            "pip install '.[tantivy]')"
         ) from error
     if database.path is None:
         raise IndexUnavailable("the tantivy engine needs a database file, not :memory:")

@@ -41,14 +41,23 @@ if TYPE_CHECKING:
         InvalidArguments,
         NotFound,
         SchemaMismatch,
+        StorageBusy,
+        StorageDamaged,
         StorageError,
+        StorageReadOnly,
     )
     from chat_recall.domain.messages import Role
     from chat_recall.domain.model import AppId, ChatId, MessageId
     from chat_recall.domain.ports import Telemetry
     from chat_recall.domain.projection import MarkupPolicy, TagClass, TagRule
     from chat_recall.domain.redaction import RedactionPolicy, SecretRule
-    from chat_recall.domain.telemetry import IndexBatchEvent, TelemetryEvent, ToolCallEvent
+    from chat_recall.domain.telemetry import (
+        IndexBatchEvent,
+        IndexFailureEvent,
+        RowsQuarantinedEvent,
+        TelemetryEvent,
+        ToolCallEvent,
+    )
 
 # Public name -> the module that defines it. `tests/test_public_api.py` keeps this,
 # `__all__` and the typing imports above in step.
@@ -78,7 +87,10 @@ _EXPORTS: dict[str, str] = {
     "InvalidArguments": "chat_recall.domain.errors",
     "NotFound": "chat_recall.domain.errors",
     "SchemaMismatch": "chat_recall.domain.errors",
+    "StorageBusy": "chat_recall.domain.errors",
+    "StorageDamaged": "chat_recall.domain.errors",
     "StorageError": "chat_recall.domain.errors",
+    "StorageReadOnly": "chat_recall.domain.errors",
     "Role": "chat_recall.domain.messages",
     "AppId": "chat_recall.domain.model",
     "ChatId": "chat_recall.domain.model",
@@ -90,6 +102,8 @@ _EXPORTS: dict[str, str] = {
     "RedactionPolicy": "chat_recall.domain.redaction",
     "SecretRule": "chat_recall.domain.redaction",
     "IndexBatchEvent": "chat_recall.domain.telemetry",
+    "IndexFailureEvent": "chat_recall.domain.telemetry",
+    "RowsQuarantinedEvent": "chat_recall.domain.telemetry",
     "TelemetryEvent": "chat_recall.domain.telemetry",
     "ToolCallEvent": "chat_recall.domain.telemetry",
 }
@@ -107,6 +121,7 @@ __all__ = [
     "HostSchema",
     "InMemoryDatabase",
     "IndexBatchEvent",
+    "IndexFailureEvent",
     "IndexStatus",
     "IndexUnavailable",
     "IndexerSettings",
@@ -117,10 +132,14 @@ __all__ = [
     "ReadChatOutput",
     "RedactionPolicy",
     "Role",
+    "RowsQuarantinedEvent",
     "SchemaMismatch",
     "SearchChatsOutput",
     "SecretRule",
+    "StorageBusy",
+    "StorageDamaged",
     "StorageError",
+    "StorageReadOnly",
     "TagClass",
     "TagRule",
     "Telemetry",

@@ -18,6 +18,7 @@ from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import InvalidArguments
 
 if TYPE_CHECKING:
+    from chat_recall.adapters.engines import Engine
     from chat_recall.application.service import ChatRecall
 
 
@@ -62,8 +63,9 @@ def schema(arguments: argparse.Namespace) -> HostSchema:
         raise InvalidArguments(f"cannot use the schema mapping {mapping}: {error}") from error
 
 
-def open_recall(arguments: argparse.Namespace) -> ChatRecall:
-    """The facade over an existing database where chat-recall is installed; nothing is
+def open_recall(arguments: argparse.Namespace, engine: Engine | None = None) -> ChatRecall:
+    """The facade over an existing database where chat-recall is installed, with the
+    engine that built its index (or `engine`, which is then recorded); nothing else is
     written at start."""
     from chat_recall.adapters import bootstrap
 
@@ -72,5 +74,25 @@ def open_recall(arguments: argparse.Namespace) -> ChatRecall:
     return bootstrap.sqlite(
         require_existing(path(arguments)),
         schema=schema(arguments),
-        install=False,
+        install=engine is not None,
+        engine=engine,
     )
+
+
+def recorded_engine(arguments: argparse.Namespace) -> Engine | None:
+    """The engine that built a SQLite database's index (None for PostgreSQL, or when
+    nothing is installed or recorded)."""
+    if is_postgres(arguments):
+        return None
+    from chat_recall.adapters import engines
+    from chat_recall.adapters.sqlite import migrations
+    from chat_recall.adapters.sqlite.database import SqliteDatabase
+
+    database = SqliteDatabase.open(require_existing(path(arguments)), schema(arguments))
+    try:
+        with database.reading() as connection:
+            if migrations.stored_schema_version(connection) is None:
+                return None
+        return engines.recorded_engine(database)
+    finally:
+        database.close()

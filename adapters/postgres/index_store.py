@@ -17,8 +17,8 @@ holds, idf_i * sat(ts_rank_i), summed; idf_i = ln(1 + (N - n_i + 0.5) / (n_i + 0
 with N the app's documents and n_i the matches holding phrase i; ts_rank_i the weighted
 frequency of the phrase in the document (title and body weights from the query);
 sat(r) = r (k1 + 1) / (r + k1 (1 - b + b len / avglen)), k1 = 1.2, b = 0.75. A rare
-term outweighs common ones, a title match outweighs a body match, the whole query as a
-phrase (the exact-phrase bonus) adds its own rare-term weight.
+term outweighs common ones, a title match outweighs a body match (the exact-phrase
+bonus is applied by the domain after scoring, as for every engine).
 """
 
 from __future__ import annotations

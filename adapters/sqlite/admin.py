@@ -10,6 +10,7 @@ the file again when they created it and then failed.
 from __future__ import annotations
 
 import contextlib
+import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -119,10 +120,17 @@ def install(path: Path, schema: HostSchema) -> InstallReport:
 
 
 def uninstall(path: Path, schema: HostSchema) -> UninstallReport:
-    """Drop every derived object; host tables and rows are untouched."""
+    """Drop every derived object (and the tantivy engine's indexes beside the file);
+    host tables and rows are untouched."""
+    from chat_recall.adapters import engines
+
     started = time.monotonic()
     with _database(require_existing(path), schema) as database:
         removed = setup.uninstall(database)
+    beside = engines.tantivy_directory(path)
+    if beside.is_dir():
+        shutil.rmtree(beside)
+        removed = attrs.evolve(removed, dropped=(*removed.dropped, f"directory {beside.name}"))
     return UninstallReport(
         (*removed.dropped, *removed.forced),
         time.monotonic() - started,
@@ -260,7 +268,7 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
     )
     if stored is None or migrations.version_problem(stored) is not None:
         return report
-    with bootstrap.sqlite(path, schema=schema, install=False) as recall:
+    with bootstrap.sqlite(path, schema=schema, install=False, engine=None) as recall:
         index = recall.index
         backlog = recall.dirty.backlog()
         stored_stamp = index.projection_stamp()
@@ -284,11 +292,15 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
 
 
 def _registered_apps(recall: ChatRecall) -> list[int]:
+    """Apps with an FTS5 table, or with documents (the tantivy engine registers none)."""
     database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
     with database.reading() as connection:
         return [
             int(row[0])
-            for row in connection.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
+            for row in connection.execute(
+                f"SELECT app_id FROM {migrations.APPS} "
+                f"UNION SELECT DISTINCT app_id FROM {migrations.DOCS} ORDER BY 1"
+            )
         ]
 
 

@@ -11,7 +11,8 @@ text; file paths; a Zipf-like vocabulary so common words are very common.
 
 Two profiles (`PROFILES`), same generator and manifest:
 
-- `standard`: about 2.3 KB per message, the largest app ~15-16% of messages.
+- `standard`: about 1.25 KB of content per message (measured on 200,000), the largest app
+  ~15-16% of messages.
 - `heavy`: the shape of real app-builder histories (issue 16): about 5.4 KB per
   message, the largest app ~18%; about 30% of assistant messages hold 1-3 `dyad-write`
   blocks of 200-2,000 lines, 40% hold `think` blocks, some SQL and dependency tags, 1%

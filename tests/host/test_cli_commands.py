@@ -673,3 +673,36 @@ def test_index_counts_each_message_once(tmp_path: Path, capsys: Capture, with_im
     assert capsys.readouterr().out.startswith(f"indexed {total:,} messages ")
     assert main(["index", "--db", str(path)]) == 0
     assert capsys.readouterr().out.startswith("nothing to index: the index is up to date\n")
+
+
+def test_the_cli_serves_and_keeps_a_database_indexed_by_the_tantivy_engine(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    """A host that chose tantivy in Python can still use every command: they open the
+    index with the engine that built it; rebuild keeps it, uninstall removes it."""
+    from chat_recall.adapters.engines import tantivy_directory
+
+    path = tmp_path / "host.db"
+    with chat_recall.sqlite(path, create_host_schema=True, engine=chat_recall.Engine.TANTIVY) as r:
+        chat_id = r.host.create_chat(1, "Auth", 1_700_000_000)
+        r.host.add_message(chat_id, chat_recall.Role.USER, "argon2 for passwords", 1_700_000_060)
+        assert r.wait_until_indexed(timeout=30)
+    db = ["--db", str(path)]
+    for command in (
+        ["search", *db, "--app", "1", "argon2"],
+        ["read", *db, "--app", "1", "--chat", "1"],
+    ):
+        assert main(command) == 0
+        assert "argon2" in capsys.readouterr().out
+    assert main(["status", *db, "--format", "json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["healthy"]
+    assert [(app["app_id"], app["documents"]) for app in status["apps"]] == [(1, 1)]
+    assert main(["rebuild", *db]) == 0
+    assert capsys.readouterr().out.startswith("rebuilt: indexed 1 messages")
+    assert tantivy_directory(path).is_dir()
+    with chat_recall.sqlite(path, install=False, engine=chat_recall.Engine.TANTIVY) as r:
+        output = r.search_chats(chat_recall.CallContext(app_id=1), {"query": "argon2"})
+        assert '"chat_id":1' in output  # still the tantivy engine, and indexed again
+    assert main(["uninstall", *db]) == 0
+    assert not tantivy_directory(path).exists()

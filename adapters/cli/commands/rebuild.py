@@ -20,9 +20,10 @@ def run(arguments: argparse.Namespace) -> int:
     from chat_recall.application.write_lock import WriteLockStats
 
     path, schema = database.target(arguments), database.schema(arguments)
+    engine = database.recorded_engine(arguments)  # rebuilt with the same engine
     removed = admin.uninstall(path, schema)
     installed = admin.install(path, schema)
-    with database.open_recall(arguments) as recall:
+    with database.open_recall(arguments, engine) as recall:
         report = drain(recall, reporter("rebuilding", quiet=arguments.quiet))
     print("rebuilt: " + summary(report))
     lock = WriteLockStats.combined(removed.write_lock, installed.write_lock, recall.write_lock)
