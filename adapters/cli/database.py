@@ -80,19 +80,7 @@ def open_recall(arguments: argparse.Namespace, engine: Engine | None = None) -> 
 
 
 def recorded_engine(arguments: argparse.Namespace) -> Engine | None:
-    """The engine that built a SQLite database's index (None for PostgreSQL, or when
-    nothing is installed or recorded)."""
-    if is_postgres(arguments):
-        return None
-    from chat_recall.adapters import engines
-    from chat_recall.adapters.sqlite import migrations
-    from chat_recall.adapters.sqlite.database import SqliteDatabase
-
-    database = SqliteDatabase.open(require_existing(path(arguments)), schema(arguments))
-    try:
-        with database.reading() as connection:
-            if migrations.stored_schema_version(connection) is None:
-                return None
-        return engines.recorded_engine(database)
-    finally:
-        database.close()
+    """The engine that built the database's index (None: PostgreSQL's own, or nothing
+    recorded)."""
+    engine: Engine | None = admin(arguments).recorded_engine(target(arguments), schema(arguments))
+    return engine

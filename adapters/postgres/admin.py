@@ -80,6 +80,11 @@ def install(url: str, schema: HostSchema) -> InstallReport:
         return _install(database)
 
 
+def recorded_engine(url: str, schema: HostSchema) -> None:
+    """PostgreSQL has one engine (its own text search); `rebuild` keeps nothing else."""
+    return None
+
+
 def uninstall(url: str, schema: HostSchema) -> UninstallReport:
     """Drop every derived object; host tables and rows are untouched."""
     started = time.monotonic()

@@ -29,6 +29,7 @@ from chat_recall.domain.indexing import index_stamp
 from chat_recall.domain.model import AppId
 
 if TYPE_CHECKING:
+    from chat_recall.adapters.engines import Engine
     from chat_recall.application.service import ChatRecall
 
 QUARANTINE_SHOWN = 20
@@ -117,6 +118,17 @@ def initialise(path: Path) -> InitReport:
 def install(path: Path, schema: HostSchema) -> InstallReport:
     with _database(require_existing(path), schema) as database:
         return _install(database)
+
+
+def recorded_engine(path: Path, schema: HostSchema) -> Engine | None:
+    """The engine that built the index (None when nothing is installed or recorded)."""
+    from chat_recall.adapters import engines
+
+    with _database(require_existing(path), schema) as database:
+        with database.reading() as connection:
+            if migrations.stored_schema_version(connection) is None:
+                return None
+        return engines.recorded_engine(database)
 
 
 def uninstall(path: Path, schema: HostSchema) -> UninstallReport:
