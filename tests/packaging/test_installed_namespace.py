@@ -191,3 +191,17 @@ def test_an_editable_install_exposes_only_chat_recall(tmp_path: Path) -> None:
     lines = run([sys.executable, "-c", probe], tmp_path).stdout.splitlines()
     assert Path(lines[0]).resolve().is_relative_to(ROOT.resolve())  # live: the checkout
     assert lines[1] == "[]"
+    # Whatever the editable install puts on sys.path holds one importable name.
+    from importlib.metadata import distribution
+
+    added = [
+        Path(line.strip())
+        for file in distribution("chat-recall").files or []
+        if str(file).endswith(".pth")
+        for line in Path(str(file.locate())).read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith(("#", "import "))
+    ]
+    assert added, "an editable install adds the checkout's .dev folder to sys.path"
+    for folder in added:
+        names = {p.name.removesuffix(".py") for p in folder.iterdir() if p.name != "__pycache__"}
+        assert names == {"chat_recall"}, folder
