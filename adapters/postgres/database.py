@@ -120,6 +120,10 @@ class PostgresDatabase:
                     max_size=self.pool_size,
                     kwargs={"connect_timeout": CONNECT_TIMEOUT_SECONDS, "autocommit": read_only},
                     configure=_configure(read_only),
+                    # A pooled connection the server dropped (a restart, an idle
+                    # timeout, pg_terminate_backend) is replaced at checkout, before a
+                    # statement is sent: a write never meets it mid-way (one round trip).
+                    check=psycopg_pool.ConnectionPool.check_connection,
                     timeout=CONNECT_TIMEOUT_SECONDS,
                     name="chat-recall-" + ("read" if read_only else "write"),
                     open=True,
