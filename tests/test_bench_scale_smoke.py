@@ -12,6 +12,7 @@ import pytest
 from chat_recall.adapters.engines import Engine
 from tests.benchmarks.bench_scale import QUERY_CLASSES, run
 from tests.benchmarks.fixture import generate
+from tests.postgres_server import Server
 
 
 @pytest.mark.parametrize(
@@ -75,3 +76,17 @@ def test_the_heavy_profile_has_the_shape_of_issue_16(tmp_path: Path) -> None:
     assert 0.005 < summaries / total < 0.02
     assert 0.2 < naming_a_file / users < 0.3
     assert short / users > 0.95
+
+
+def test_the_scale_benchmark_runs_on_postgresql(postgres_server: Server) -> None:
+    from tests.benchmarks import scale_postgres
+
+    results = scale_postgres.run(2_000, 2, "standard", postgres_server.dsn(), host_messages=1_000)
+    correctness = results["correctness"]
+    assert correctness["planted_rare_terms"] > 0
+    assert correctness["rare_terms_missed"] == []
+    assert correctness["hidden_terms_found"] == []
+    assert set(results["search"]) == set(QUERY_CLASSES["standard"])
+    assert results["backfill"]["messages"] >= 2_000
+    assert results["size"]
+    assert results["host_writes"]["ratio_with_to_without"]

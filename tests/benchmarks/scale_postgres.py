@@ -222,7 +222,10 @@ def host_writes(
 ) -> dict[str, Any]:
     """Single-row host writes (each its own transaction, autocommit) on two copies of
     the same data, `plain` and `recall` (installed and indexed), statement by statement
-    in alternating order; then the delete of a chat of `chat_size` messages in each."""
+    in alternating order; then the delete of a chat of `chat_size` messages in each.
+    Every round deletes `per_round` messages: a small fixture gets fewer per round, so
+    the deletes never run out of messages."""
+    per_round = max(1, min(per_round, messages // (rounds + 1)))
     dsns = {variant: _schema_dsn(base_dsn, f"bench_{variant}") for variant in ("plain", "recall")}
     for dsn in dsns.values():
         load(sqlite_path, dsn, limit=messages)
