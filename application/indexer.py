@@ -278,12 +278,16 @@ class Indexer:
             raise failure
         return rows, unreadable
 
-    def _commit(self, batch: IndexBatch) -> None:
+    def _commit(self, batch: IndexBatch) -> IndexBatch:
+        """Write the batch in one unit of work; returns what was applied (rows whose
+        markers were found stale were not: their newer markers, or another indexer,
+        bring them), so the counts reported are what this indexer did."""
         with self.unit_of_work.transaction() as writer:
             writer.clear(batch.cleared)  # first: a stale marker's row is not written
             writer.remove(batch.deletes)
             writer.put(batch.upserts)
             writer.quarantine(batch.quarantined)
+        return batch.without(writer.stale)
 
     def _write(self, batch: IndexBatch) -> IndexBatch:
         """Write the batch in one unit of work. If that fails for a reason that is not
@@ -292,8 +296,7 @@ class Indexer:
         of the batch was written (otherwise the failure is not about one row, and it is
         raised). Returns what was written."""
         try:
-            self._commit(batch)
-            return batch
+            return self._commit(batch)
         except SYSTEMIC_ERRORS:
             raise
         except Exception as error:
@@ -313,8 +316,7 @@ class Indexer:
             if not part.cleared:
                 continue
             try:
-                self._commit(part)
-                written.append(part)
+                written.append(self._commit(part))
             except SYSTEMIC_ERRORS:
                 raise
             except Exception:
@@ -327,9 +329,7 @@ class Indexer:
         if not written:
             raise first_failure
         for part in refused:
-            quarantine = refuse(part)
-            self._commit(quarantine)
-            written.append(quarantine)
+            written.append(self._commit(refuse(part)))
         return IndexBatch(
             upserts=tuple(d for part in written for d in part.upserts),
             deletes=tuple(m for part in written for m in part.deletes),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from typing import NewType, TypeVar
 
 import attrs
@@ -185,6 +186,19 @@ class IndexBatch:
     cleared: tuple[MessageMarker, ...] = ()
     quarantined: tuple[QuarantinedRow, ...] = ()
     redactions: int = 0  # credentials redacted in the upserts (a count for telemetry)
+
+    def without(self, stale: AbstractSet[MessageId]) -> IndexBatch:
+        """The batch as it was applied when the markers of `stale` were found changed
+        or gone (the unit of work wrote nothing for them): what an honest count counts."""
+        if not stale:
+            return self
+        return IndexBatch(
+            upserts=tuple(d for d in self.upserts if d.message_id not in stale),
+            deletes=tuple(i for i in self.deletes if i not in stale),
+            cleared=tuple(m for m in self.cleared if m.id not in stale),
+            quarantined=tuple(r for r in self.quarantined if r.message_id not in stale),
+            redactions=self.redactions,
+        )
 
 
 @attrs.frozen

@@ -7,6 +7,7 @@ suites every implementation passes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -192,6 +193,13 @@ class IndexWriter(Protocol):
     def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
         """Set these rows aside (replacing an earlier entry of the same message); `put`
         or `remove` of a message ends its quarantine."""
+        ...
+
+    @property
+    def stale(self) -> AbstractSet[MessageId]:
+        """The ids of cleared markers found changed or gone (the host marked the row
+        again, deleted it, or another indexer applied it): nothing was written for
+        them. Complete once the transaction has committed."""
         ...
 
 

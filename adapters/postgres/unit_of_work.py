@@ -31,6 +31,7 @@ class PostgresIndexWriter:
     removals: list[MessageId] = attrs.field(factory=list)
     quarantined: list[QuarantinedRow] = attrs.field(factory=list)
     markers: list[MessageMarker] = attrs.field(factory=list)
+    stale: set[MessageId] = attrs.field(factory=set)  # known when `apply` returns
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
         self.puts.extend(documents)
@@ -59,6 +60,7 @@ class PostgresIndexWriter:
         except _Stale as found:
             self._claim(connection)
             self._write(connection, index, stale=found.ids)
+            self.stale = found.ids
 
     def _claim(self, connection: psycopg.Connection[Any]) -> set[MessageId]:
         """Delete the markers whose seq is still the one read; the ids not claimed."""

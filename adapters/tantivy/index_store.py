@@ -98,13 +98,14 @@ class TantivyIndexStore:
         puts: Sequence[IndexDocument],
         quarantined: Sequence[QuarantinedRow],
         cleared: Sequence[MessageMarker],
-    ) -> None:
+    ) -> set[MessageId]:
         """One unit of work: one short SQLite transaction with the metadata rows, the
         staged rows and the cleared markers; then its tantivy changes are queued for the
         next maintenance step (`apply_pending`), which does the engine's work outside
         the batch and outside any transaction the host could wait on. As with FTS5, a
         document is put only if its message still exists in that chat and app and its
-        marker was not set again meanwhile (checked inside the transaction)."""
+        marker was not set again meanwhile (checked inside the transaction). Returns
+        the ids of the markers found stale (nothing was written for them)."""
         with self.indexes.lock:
             with self.database.writing() as connection:
                 stale = rows.clear_markers(connection, cleared)
@@ -138,6 +139,7 @@ class TantivyIndexStore:
             self.indexes.pending.extend(changes)
             if self.indexes.staged_since is None and staged:
                 self.indexes.staged_since = time.monotonic()
+        return stale
 
     def _apply_pending(self) -> None:
         """The queued tantivy changes, in order, into the writers (uncommitted). On a

@@ -20,6 +20,7 @@ class TantivyIndexWriter:
     puts: list[IndexDocument] = attrs.field(factory=list)
     quarantined: list[QuarantinedRow] = attrs.field(factory=list)
     cleared: list[MessageMarker] = attrs.field(factory=list)
+    stale: set[MessageId] = attrs.field(factory=set)  # known when the write returns
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
         self.puts.extend(documents)
@@ -42,4 +43,6 @@ class TantivyIndexUnitOfWork:
     def transaction(self) -> Iterator[TantivyIndexWriter]:
         writer = TantivyIndexWriter()
         yield writer
-        self.index.write(writer.removes, writer.puts, writer.quarantined, writer.cleared)
+        writer.stale = self.index.write(
+            writer.removes, writer.puts, writer.quarantined, writer.cleared
+        )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from typing import Any
 
@@ -54,6 +55,10 @@ class PoisonedWriter:
 
     def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
         self.writer.quarantine(rows)
+
+    @property
+    def stale(self) -> AbstractSet[MessageId]:
+        return self.writer.stale
 
 
 @attrs.define
