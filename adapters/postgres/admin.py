@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import attrs
 import psycopg
 
 from chat_recall.adapters.postgres import migrations, setup
@@ -39,6 +40,7 @@ from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.indexing import index_stamp
 from chat_recall.domain.model import AppId
+from chat_recall.domain.schema_version import reported_version, version_problem
 
 
 @contextlib.contextmanager
@@ -113,21 +115,37 @@ def import_file(
 
 
 def status(url: str, schema: HostSchema) -> StatusReport:
-    """Everything read in READ ONLY transactions: the engine-neutral figures through
-    the facade, the schema version, the apps and the drift checks from the catalog."""
+    """Everything read in READ ONLY transactions: the schema version and the drift
+    checks from the catalog first; then, when the installed version can be read, the
+    engine-neutral figures through the facade and the apps."""
     from chat_recall.adapters import bootstrap
 
+    with _database(url, schema) as database:
+        stored = database.read(migrations.stored_schema_version)
+        checks = database.read(drift_checks, snapshot=True)
+    report = StatusReport(
+        database=_without_password(url),
+        schema_version=reported_version(stored),
+        release_schema_version=migrations.SCHEMA_VERSION,
+        index_stamp=None,
+        backlog=None,
+        apps=[],
+        quarantined=None,
+        quarantined_rows=[],
+        checks=checks,
+        problems=[f"{c.subject}: {c.problem}" for c in checks if not c.ok],
+    )
+    if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
+        return report
     with (
         bootstrap.postgres(url, schema=schema, install=False) as recall,
         _database(url, schema) as database,
     ):
-        version = database.read(migrations.schema_version)
         index = recall.index
         backlog = recall.dirty.backlog()
-        stored = index.projection_stamp()
+        stored_stamp = index.projection_stamp()
         current = index_stamp(recall.policy, recall.repo.source_fingerprint())
         quarantine = index.quarantine(QUARANTINE_SHOWN)
-        checks = database.read(drift_checks)
         app_ids = database.read(
             lambda c: [
                 int(row[0])
@@ -138,21 +156,17 @@ def status(url: str, schema: HostSchema) -> StatusReport:
         for app_id in app_ids:
             stats = index.stats(AppId(app_id))
             apps.append(AppStatus(app_id, stats.documents, stats.unreclaimed))
-        return StatusReport(
-            database=_without_password(url),
-            schema_version=version,
-            release_schema_version=migrations.SCHEMA_VERSION,
-            index_stamp=StampStatus(stored, current, stored != current),
-            backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
-            apps=apps,
-            quarantined=quarantine.total,
-            quarantined_rows=[
-                QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
-                for row in quarantine.rows
-            ],
-            checks=checks,
-            problems=[f"{c.subject}: {c.problem}" for c in checks if not c.ok],
-        )
+    return attrs.evolve(
+        report,
+        index_stamp=StampStatus(stored_stamp, current, stored_stamp != current),
+        backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
+        apps=apps,
+        quarantined=quarantine.total,
+        quarantined_rows=[
+            QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
+            for row in quarantine.rows
+        ],
+    )
 
 
 def repair(url: str, schema: HostSchema) -> RepairReport:

@@ -1,5 +1,6 @@
 """`PostgresIndexAudit`: drift of the derived index in PostgreSQL, checked in READ ONLY
-transactions (the schema version, the six triggers present and enabled, the per-app
+transactions (the schema version, refused as on SQLite when it is a newer release's or
+no version at all; the six triggers present and enabled, the per-app
 statistics against the documents), and its repair in place (an idempotent install
 recreates the triggers; the statistics are recounted)."""
 
@@ -12,24 +13,26 @@ import psycopg
 
 from chat_recall.adapters.postgres import migrations, setup
 from chat_recall.adapters.postgres.database import PostgresDatabase
-from chat_recall.domain.errors import ChatRecallError
+from chat_recall.domain.errors import ChatRecallError, IndexUnavailable
 from chat_recall.domain.model import Finding
+from chat_recall.domain.schema_version import (
+    NOT_INSTALLED,
+    installed_version,
+    not_installed,
+    usable_version,
+    version_problem,
+)
 
 
 def findings(connection: psycopg.Connection[Any]) -> list[Finding]:
-    version = migrations.schema_version(connection)
-    checks = [
-        Finding(
-            "schema_version",
-            "chat-recall schema",
-            None
-            if version == migrations.SCHEMA_VERSION
-            else f"version {version}, this release has {migrations.SCHEMA_VERSION}",
-            None if version == migrations.SCHEMA_VERSION else "repair",
-        )
-    ]
-    if version == 0:
-        return checks
+    stored = migrations.stored_schema_version(connection)
+    if stored is None:
+        return [not_installed()]
+    problem = version_problem(stored, migrations.SCHEMA_VERSION)
+    if problem is not None:  # a newer release's objects, or no version: nothing to judge
+        return [problem]
+    release = migrations.SCHEMA_VERSION
+    checks = [installed_version(usable_version(stored, release), release)]
     present = {
         row[0]
         for row in connection.execute(
@@ -86,6 +89,13 @@ class PostgresIndexAudit:
             return [Finding("database", "chat-recall objects", str(error), "repair")]
 
     def repair(self) -> list[str]:
+        """Upgrade the schema and recreate the triggers (an install), then recount the
+        statistics. Refuses a database without chat-recall, or with a stored version
+        this release cannot use (never re-stamped)."""
+        stored = self.database.read(migrations.stored_schema_version)
+        if stored is None:
+            raise IndexUnavailable(NOT_INSTALLED)
+        usable_version(stored, migrations.SCHEMA_VERSION)
         before = [f for f in self.check() if not f.ok]
         setup.start(self.database)
         self.database.write(recount)

@@ -26,6 +26,7 @@ from typing import Any
 import psycopg
 
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.domain.schema_version import usable_version
 from chat_recall.domain.text.analysis import TextAnalysis
 
 SCHEMA_VERSION = 1
@@ -230,23 +231,32 @@ def _drop_triggers(connection: psycopg.Connection[Any], schema: HostSchema) -> N
         connection.execute(f"DROP TRIGGER IF EXISTS {quote(name)} ON {table}")
 
 
-def schema_version(connection: psycopg.Connection[Any]) -> int:
+def stored_schema_version(connection: psycopg.Connection[Any]) -> object:
+    """The stored schema version as stored (None when chat-recall is not installed)."""
     exists = connection.execute("SELECT to_regclass(%s) IS NOT NULL", (META,)).fetchone()
     if not exists or not exists[0]:
-        return 0
+        return None
     row = connection.execute(f"SELECT value FROM {META} WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row else 0
+    return None if row is None else row[0]
+
+
+def schema_version(connection: psycopg.Connection[Any]) -> int:
+    """The installed schema version (0: not installed). Raises IndexUnavailable for a
+    version this release cannot use (`domain.schema_version`): a newer release's, or a
+    value that is no version; neither is ever re-stamped."""
+    return usable_version(stored_schema_version(connection), SCHEMA_VERSION)
 
 
 def install(connection: psycopg.Connection[Any], schema: HostSchema) -> int:
     """Bring the derived objects to SCHEMA_VERSION inside the caller's transaction and
     (re)create the trigger functions and triggers. Returns the version found before.
-    Serialised across processes by an advisory lock."""
+    Serialised across processes by an advisory lock. A stored version this release
+    cannot use raises IndexUnavailable before anything is written (`schema_version`)."""
     connection.execute(f"SELECT pg_advisory_xact_lock({lock_key_sql(LOCK_INSTALL)})")
+    found = schema_version(connection)
     connection.execute(
         f"CREATE TABLE IF NOT EXISTS {META} (key text PRIMARY KEY, value text NOT NULL)"
     )
-    found = schema_version(connection)
     for version in range(found + 1, SCHEMA_VERSION + 1):
         MIGRATIONS[version](connection, schema)
     connection.execute(

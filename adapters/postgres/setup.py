@@ -14,6 +14,7 @@ from chat_recall.adapters.postgres.database import PostgresDatabase, translate_e
 from chat_recall.adapters.postgres.dirty_queue import PostgresDirtyQueue
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
 from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch
+from chat_recall.domain.schema_version import NOT_INSTALLED
 from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
 
 REFERENCE_HOST_DDL = (
@@ -128,7 +129,8 @@ def _build_order_index(database: PostgresDatabase) -> None:
 
 def verify(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -> int:
     """Read-only start: the schema mapping and an installed derived index built under
-    `analysis`. Returns the installed schema version."""
+    `analysis`. Returns the installed schema version; a stored version this release
+    cannot use raises IndexUnavailable naming the fix, as `install` does."""
 
     def check(connection: psycopg.Connection[Any]) -> tuple[int, str | None]:
         verify_schema(connection, database.schema)
@@ -137,7 +139,7 @@ def verify(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS
 
     version, recorded = database.read(check)
     if version == 0:
-        raise IndexUnavailable("chat-recall is not installed in this database (run install)")
+        raise IndexUnavailable(NOT_INSTALLED)
     if recorded not in (None, analysis.name):
         raise IndexUnavailable(
             f"the index was built with {recorded} text analysis, not {analysis.name}: "

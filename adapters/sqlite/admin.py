@@ -27,6 +27,7 @@ from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.indexing import index_stamp
 from chat_recall.domain.model import AppId
+from chat_recall.domain.schema_version import reported_version, version_problem
 
 if TYPE_CHECKING:
     from chat_recall.adapters.engines import Engine
@@ -263,12 +264,9 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
             stored = migrations.stored_schema_version(connection)
     checks = [CheckStatus(f.check, f.subject, f.ok, f.problem, f.fix) for f in findings]
     problems = [f"{f.subject}: {f.problem}" for f in findings if not f.ok]
-    version: int | str | None = None
-    if stored is not None:
-        version = int(str(stored)) if str(stored).isdigit() else str(stored)[:40]
     report = StatusReport(
         database=str(path),
-        schema_version=version,
+        schema_version=reported_version(stored),
         release_schema_version=migrations.SCHEMA_VERSION,
         index_stamp=None,
         backlog=None,
@@ -278,7 +276,7 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
         checks=checks,
         problems=problems,
     )
-    if stored is None or migrations.version_problem(stored) is not None:
+    if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
         return report
     with bootstrap.sqlite(path, schema=schema, install=False, engine=None) as recall:
         index = recall.index

@@ -27,11 +27,17 @@ from chat_recall.adapters.sqlite.migrations import (
     is_virtual,
     stored_schema_version,
     trigger_drift,
-    version_problem,
 )
 from chat_recall.adapters.sqlite.schema import quote
 from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.model import Finding
+from chat_recall.domain.schema_version import (
+    NOT_INSTALLED,
+    installed_version,
+    not_installed,
+    usable_version,
+    version_problem,
+)
 
 VOCAB = "temp.chat_recall_audit_vocab"
 
@@ -51,28 +57,16 @@ class SqliteIndexAudit:
     def _checks(self, connection: sqlite3.Connection, deep: bool) -> list[Finding]:
         stored = stored_schema_version(connection)
         if stored is None:
-            return [Finding("schema_version", "chat-recall", "not installed", "install")]
-        problem = version_problem(stored)
+            return [not_installed()]
+        problem = version_problem(stored, SCHEMA_VERSION)
         if problem is not None:
-            fix = "rebuild" if not str(stored).isdigit() else "upgrade"
-            return [Finding("schema_version", f"version {str(stored)[:40]}", problem, fix)]
-        findings = [self._version(int(str(stored)))]
+            return [problem]
+        findings = [installed_version(usable_version(stored, SCHEMA_VERSION), SCHEMA_VERSION)]
         findings += _guarded("triggers", lambda: self._triggers(connection))
         findings += _guarded("registry", lambda: _registry(connection))
         if deep:
             findings += _integrity(connection)
         return findings
-
-    def _version(self, version: int) -> Finding:
-        if version < SCHEMA_VERSION:
-            return Finding(
-                "schema_version",
-                f"version {version}",
-                f"an upgrade to version {SCHEMA_VERSION} is pending (the next start or "
-                "`chat-recall index` runs it)",
-                "repair",
-            )
-        return Finding("schema_version", f"version {version}")
 
     def _triggers(self, connection: sqlite3.Connection) -> list[Finding]:
         drift = trigger_drift(connection, self.database.schema)
@@ -95,10 +89,8 @@ class SqliteIndexAudit:
             stored = stored_schema_version(connection)
             drifted = trigger_drift(connection, self.database.schema) if stored else []
         if stored is None:
-            raise IndexUnavailable("chat-recall is not installed in this database (run install)")
-        problem = version_problem(stored)
-        if problem is not None:
-            raise IndexUnavailable(problem)
+            raise IndexUnavailable(NOT_INSTALLED)
+        usable_version(stored, SCHEMA_VERSION)  # raises for a newer or unusable version
         done = []
         report = setup.start(self.database)
         if report.previous_version < SCHEMA_VERSION:

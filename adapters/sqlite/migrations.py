@@ -23,7 +23,7 @@ from collections.abc import Callable
 import attrs
 
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
-from chat_recall.domain.errors import IndexUnavailable
+from chat_recall.domain.schema_version import usable_version
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
 SCHEMA_VERSION = 3
@@ -367,36 +367,10 @@ def stored_schema_version(connection: sqlite3.Connection) -> object:
     return None if row is None else row[0]
 
 
-def version_problem(stored: object) -> str | None:
-    """Why a stored schema version cannot be used by this release (None when it can):
-    a version from a newer release, or a value that is no version at all. Neither is
-    ever re-stamped: the fix is an upgrade or an explicit rebuild."""
-    if stored is None:
-        return None
-    text = str(stored)
-    if not text.isdigit():  # also refuses '-1', '2.0', '', blobs
-        return (
-            f"chat_recall_meta holds schema_version {text[:40]!r}, which is no chat-recall "
-            "version: run `chat-recall rebuild` to drop and rebuild the derived index (host "
-            "tables are untouched)"
-        )
-    if int(text) > SCHEMA_VERSION:
-        return (
-            f"the derived index was written by a newer chat-recall (schema version {text}; "
-            f"this release knows up to {SCHEMA_VERSION}): upgrade chat-recall, or run "
-            "`chat-recall rebuild` with this release"
-        )
-    return None
-
-
 def schema_version(connection: sqlite3.Connection) -> int:
     """The installed schema version (0: not installed). Raises IndexUnavailable for a
-    version this release cannot use (`version_problem`)."""
-    stored = stored_schema_version(connection)
-    problem = version_problem(stored)
-    if problem is not None:
-        raise IndexUnavailable(problem)
-    return 0 if stored is None else int(str(stored))
+    version this release cannot use (`domain.schema_version`)."""
+    return usable_version(stored_schema_version(connection), SCHEMA_VERSION)
 
 
 def install(connection: sqlite3.Connection, schema: HostSchema) -> int:

@@ -11,6 +11,7 @@ from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5, mak
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 from chat_recall.domain.errors import IndexUnavailable
+from chat_recall.domain.schema_version import NOT_INSTALLED
 from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
 
 # Rows per transaction when an install or upgrade walks the host's messages (measured:
@@ -117,7 +118,7 @@ def verify(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) 
         version = migrations.schema_version(connection)
         recorded = migrations.recorded_analysis(connection) if version else None
     if version == 0:
-        raise IndexUnavailable("chat-recall is not installed in this database (run install)")
+        raise IndexUnavailable(NOT_INSTALLED)
     if recorded not in (None, analysis.name):
         raise IndexUnavailable(
             f"the index was built with {recorded} text analysis, not {analysis.name}: "

@@ -1,9 +1,12 @@
 """What the PostgreSQL adapter promises beyond the contracts: a batch applied at most
 once across indexer processes, deleted is deleted even for a batch in flight, a chat's
-delete costs the host one tombstone, a lost connection is retried."""
+delete costs the host one tombstone, a lost connection is retried, a stored schema
+version this release cannot use is refused as on SQLite and never re-stamped."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 
 import attrs
@@ -11,8 +14,11 @@ import psycopg
 import pytest
 
 from chat_recall.adapters import bootstrap
+from chat_recall.adapters.cli.exits import Exit
+from chat_recall.adapters.cli.main import main
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
+from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId
@@ -153,3 +159,73 @@ def test_odd_host_values_are_quarantined_and_every_other_row_indexed(postgres_ds
         output = recall.read_chat(CallContext(APP), {"chat_id": 1})
         assert '"error"' not in output
         assert recall.dirty.backlog().messages == 0
+
+
+def _stamp_and_triggers(dsn: str) -> tuple[object, list[tuple[str, int]], int]:
+    """The stored schema version, our triggers with their oids (a recreated trigger
+    gets a new one), and the host's message count."""
+    with psycopg.connect(dsn) as connection:
+        stamp = connection.execute(
+            "SELECT value FROM chat_recall_meta WHERE key = 'schema_version'"
+        ).fetchone()
+        triggers = connection.execute(
+            "SELECT tgname, oid::bigint FROM pg_trigger WHERE tgname LIKE 'chat\\_recall\\_%' "
+            "AND tgrelid = ANY (ARRAY['messages'::regclass, 'chats'::regclass]) ORDER BY 1"
+        ).fetchall()
+        host = connection.execute("SELECT count(*) FROM messages").fetchone()
+    assert stamp is not None
+    assert host is not None
+    return stamp[0], [(str(name), int(oid)) for name, oid in triggers], int(host[0])
+
+
+@pytest.mark.parametrize(
+    ("stored", "fix", "message"),
+    [
+        ("99", "upgrade", "written by a newer chat-recall (schema version 99"),
+        ("abc", "rebuild", "holds schema_version 'abc', which is no chat-recall version"),
+        ("-1", "rebuild", "which is no chat-recall version"),
+    ],
+)
+def test_an_unusable_schema_version_is_a_clear_error_never_restamped(
+    postgres_dsn: str, capsys: pytest.CaptureFixture[str], stored: str, fix: str, message: str
+) -> None:
+    with bootstrap.postgres(postgres_dsn, create_host_schema=True) as recall:
+        chat_id = recall.host.create_chat(APP, "c", 1)
+        recall.host.add_message(chat_id, Role.USER, "stamped words", 2)
+        recall.indexer.run_until_idle()
+    with psycopg.connect(postgres_dsn) as connection:
+        connection.execute(
+            "UPDATE chat_recall_meta SET value = %s WHERE key = 'schema_version'", (stored,)
+        )
+    before = _stamp_and_triggers(postgres_dsn)
+    assert before[0] == stored
+    assert len(before[1]) == 6
+    with pytest.raises(IndexUnavailable, match=re.escape(message)):
+        bootstrap.postgres(postgres_dsn)  # install
+    with pytest.raises(IndexUnavailable, match=re.escape(message)):
+        bootstrap.postgres(postgres_dsn, install=False)  # read-only start
+    capsys.readouterr()
+    code = main(["status", "--db", postgres_dsn, "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == Exit.UNHEALTHY
+    assert report["schema_version"] == (int(stored) if stored.isdigit() else stored)
+    assert report["checks"] == [
+        {
+            "check": "schema_version",
+            "subject": f"version {stored}",
+            "ok": False,
+            "problem": report["checks"][0]["problem"],
+            "fix": fix,
+        }
+    ]
+    assert message in report["problems"][0]
+    for command in ("index", "install", "repair"):
+        assert main([command, "--db", postgres_dsn]) == Exit.FAILED
+        assert message in capsys.readouterr().err
+    assert _stamp_and_triggers(postgres_dsn) == before  # never re-stamped nor recreated
+    assert main(["rebuild", "--db", postgres_dsn, "--quiet"]) == Exit.OK
+    assert main(["status", "--db", postgres_dsn]) == Exit.OK
+    after = _stamp_and_triggers(postgres_dsn)
+    assert (after[0], after[2]) == ("1", before[2])  # host rows untouched
+    with bootstrap.postgres(postgres_dsn, install=False) as recall:
+        assert len(found(recall, "stamped")) == 1
