@@ -24,6 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ from chat_recall.domain.projection import DEFAULT_POLICY, project_for_search
 from chat_recall.domain.query import MatchQuery
 from chat_recall.domain.search.query_builder import build_query
 from tests.benchmarks.fixture import PROFILES, generate
-from tests.benchmarks.lock_probe import LockProbe
+from tests.benchmarks.lock_probe import LockProbe, culprits
 
 # Query text per class and profile; None is a planted rare term from the manifest.
 QUERY_CLASSES: dict[str, dict[str, str | None]] = {
@@ -522,8 +523,11 @@ def _run(
     if engine is Engine.TANTIVY:
         results["raw_tantivy_insert"] = raw_tantivy_insert(directory, documents)
     del documents
+    slow_before = len(recall.write_lock.slow)
     with LockProbe(path) as probe:
         results["backfill"] = backfill(recall, manifest["messages"])
+    long_spans = probe.result.pop("_long_spans", [])
+    probe.result["long_spans"] = culprits(long_spans, recall.write_lock.slow[slow_before:])
     results["backfill"]["write_lock_probe"] = probe.result
     results["backfill"]["fts5_segments"] = fts5_segments(path)
     raw_rate = results.get("raw_tantivy_insert", results["raw_fts5_insert"])["messages_per_second"]
@@ -579,8 +583,16 @@ def print_table(results: dict[str, Any]) -> None:
         f"{backfill_['write_transactions_over_25_ms']} over 25 ms (COMMIT included: SQLite "
         f"checkpoints in it after releasing the lock); write lock seen taken by a probe: "
         f"longest {probe.get('longest_busy_ms')} ms, {probe.get('busy_spans_over_25_ms')} "
-        f"over 25 ms; FTS5 segments after it {backfill_.get('fts5_segments')}"
+        f"over 25 ms (first to last failed try: {probe.get('longest_surely_busy_ms')} ms, "
+        f"{probe.get('surely_busy_over_25_ms')}); FTS5 segments after it "
+        f"{backfill_.get('fts5_segments')}"
     )
+    if probe.get("long_spans"):
+        met = Counter(
+            "+".join(sorted({t["function"] for t in span["transactions"]})) or "none recorded"
+            for span in probe["long_spans"]
+        )
+        print(f"write lock held over 25 ms, by the transactions it met: {dict(met)}")
     print(
         f"RSS during backfill (anonymous), every 10%: {backfill_['rss_mb_every_10_percent']}"
         f" MB (growth {backfill_['rss_growth_mb']} MB); mapped index files resident at the"

@@ -9,7 +9,9 @@ the time a COMMIT takes overstates the time the lock was held.
 
     with LockProbe(path) as probe:
         ...  # the work to watch
-    probe.result  # {"attempts", "busy_spans", "longest_busy_ms", "busy_spans_over_25_ms"}
+    probe.result  # {"attempts", "busy_spans", "longest_busy_ms", "busy_spans_over_25_ms",
+                  #  "_long_spans": [(start, seconds), ...] over 25 ms}
+    culprits(spans, slow)  # which of our recorded transactions each long span met
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from types import TracebackType
 from typing import Any
 
 POLL_SECONDS = 0.001
+LONG_SECONDS = 0.025
+LONG_KEPT = 200
 
 
 def _probe(path: str, stop: Any, results: Connection) -> None:
@@ -30,6 +34,13 @@ def _probe(path: str, stop: Any, results: Connection) -> None:
     attempts = 0
     busy_since: float | None = None
     spans: list[float] = []
+    long_spans: list[tuple[float, float]] = []
+    # From the first to the last failed try of a span: the lock was found taken at both
+    # ends. `spans` run to the first successful try, so they also hold any delay of
+    # this process itself (on a loaded machine it may not run for a while): the truth
+    # lies between the two.
+    surely: list[float] = []
+    busy_last = 0.0
     while not stop.is_set():
         attempts += 1
         now = time.perf_counter()
@@ -38,10 +49,14 @@ def _probe(path: str, stop: Any, results: Connection) -> None:
         except sqlite3.OperationalError:  # locked: by the indexer (nothing else writes)
             if busy_since is None:
                 busy_since = now
+            busy_last = now
         else:
             connection.execute("ROLLBACK")
             if busy_since is not None:
                 spans.append(time.perf_counter() - busy_since)
+                surely.append(busy_last - busy_since)
+                if spans[-1] > LONG_SECONDS and len(long_spans) < LONG_KEPT:
+                    long_spans.append((busy_since, spans[-1]))
                 busy_since = None
         time.sleep(POLL_SECONDS)
     connection.close()
@@ -50,7 +65,12 @@ def _probe(path: str, stop: Any, results: Connection) -> None:
             "attempts": attempts,
             "busy_spans": len(spans),
             "longest_busy_ms": round(max(spans, default=0.0) * 1000, 1),
-            "busy_spans_over_25_ms": sum(span > 0.025 for span in spans),
+            "busy_spans_over_25_ms": sum(span > LONG_SECONDS for span in spans),
+            "longest_surely_busy_ms": round(max(surely, default=0.0) * 1000, 1),
+            "surely_busy_over_25_ms": sum(span > LONG_SECONDS for span in surely),
+            # (perf_counter at the first failed try, seconds): CLOCK_MONOTONIC, the
+            # clock `WriteLockStats.slow` uses in the benchmark's process too.
+            "_long_spans": long_spans,
         }
     )
 
@@ -79,3 +99,19 @@ class LockProbe:
         if self._receive.poll(30):
             self.result = self._receive.recv()
         self._process.join(10)
+
+
+def culprits(
+    long_spans: list[tuple[float, float]], slow: list[tuple[float, float, float, str]]
+) -> list[dict[str, Any]]:
+    """For each long busy span the probe saw, the transactions `WriteLockStats.slow`
+    recorded (acquired at, seconds, of them in COMMIT, function) that overlap it."""
+    found = []
+    for start, seconds in long_spans:
+        met = [
+            {"function": function, "ms": round(held * 1000, 1), "commit_ms": round(c * 1000, 1)}
+            for began, held, c, function in slow
+            if began < start + seconds and began + held > start
+        ]
+        found.append({"busy_ms": round(seconds * 1000, 1), "transactions": met})
+    return found
