@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import attrs
 import psycopg
 
 from chat_recall.adapters.postgres import migrations, setup
@@ -23,24 +22,17 @@ from chat_recall.adapters.postgres.audit import PostgresIndexAudit, findings
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.adapters.postgres.importer import import_lines
 from chat_recall.adapters.sqlite.admin import (
-    QUARANTINE_SHOWN,
-    AppStatus,
-    BacklogStatus,
     CheckStatus,
     InitReport,
     InstallReport,
-    QuarantinedStatus,
     RepairReport,
-    StampStatus,
     StatusReport,
     UninstallReport,
 )
 from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.write_lock import WriteLockStats
-from chat_recall.domain.indexing import index_stamp
-from chat_recall.domain.model import AppId
-from chat_recall.domain.schema_version import reported_version, version_problem
+from chat_recall.domain.schema_version import version_problem
 
 
 @contextlib.contextmanager
@@ -123,50 +115,20 @@ def status(url: str, schema: HostSchema) -> StatusReport:
     with _database(url, schema) as database:
         stored = database.read(migrations.stored_schema_version)
         checks = database.read(drift_checks, snapshot=True)
-    report = StatusReport(
-        database=_without_password(url),
-        schema_version=reported_version(stored),
-        release_schema_version=migrations.SCHEMA_VERSION,
-        index_stamp=None,
-        backlog=None,
-        apps=[],
-        quarantined=None,
-        quarantined_rows=[],
-        checks=checks,
-        problems=[f"{c.subject}: {c.problem}" for c in checks if not c.ok],
-    )
+    report = StatusReport.checked(_without_password(url), stored, migrations.SCHEMA_VERSION, checks)
     if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
         return report
     with (
         bootstrap.postgres(url, schema=schema, install=False) as recall,
         _database(url, schema) as database,
     ):
-        index = recall.index
-        backlog = recall.dirty.backlog()
-        stored_stamp = index.projection_stamp()
-        current = index_stamp(recall.policy, recall.repo.source_fingerprint())
-        quarantine = index.quarantine(QUARANTINE_SHOWN)
         app_ids = database.read(
             lambda c: [
                 int(row[0])
                 for row in c.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
             ]
         )
-        apps = []
-        for app_id in app_ids:
-            stats = index.stats(AppId(app_id))
-            apps.append(AppStatus(app_id, stats.documents, stats.unreclaimed))
-    return attrs.evolve(
-        report,
-        index_stamp=StampStatus(stored_stamp, current, stored_stamp != current),
-        backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
-        apps=apps,
-        quarantined=quarantine.total,
-        quarantined_rows=[
-            QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
-            for row in quarantine.rows
-        ],
-    )
+        return report.with_index(recall, app_ids)
 
 
 def repair(url: str, schema: HostSchema) -> RepairReport:

@@ -244,6 +244,49 @@ class StatusReport:
     checks: list[CheckStatus]
     problems: list[str]
 
+    @classmethod
+    def checked(
+        cls, database: str, stored: object, release: int, checks: list[CheckStatus]
+    ) -> StatusReport:
+        """The stored version and the drift checks; the index figures follow
+        (`with_index`) when the version can be used."""
+        return cls(
+            database=database,
+            schema_version=reported_version(stored),
+            release_schema_version=release,
+            index_stamp=None,
+            backlog=None,
+            apps=[],
+            quarantined=None,
+            quarantined_rows=[],
+            checks=checks,
+            problems=[f"{c.subject}: {c.problem}" for c in checks if not c.ok],
+        )
+
+    def with_index(self, recall: ChatRecall, app_ids: Iterable[int]) -> StatusReport:
+        """The engine-neutral figures, read through the facade (with the policy the
+        bootstrap builds, so the stamp compares like with like)."""
+        index = recall.index
+        backlog = recall.dirty.backlog()
+        stored_stamp = index.projection_stamp()
+        current = index_stamp(recall.policy, recall.repo.source_fingerprint())
+        quarantine = index.quarantine(QUARANTINE_SHOWN)
+        apps = []
+        for app_id in app_ids:
+            stats = index.stats(AppId(app_id))
+            apps.append(AppStatus(app_id, stats.documents, stats.unreclaimed))
+        return attrs.evolve(
+            self,
+            index_stamp=StampStatus(stored_stamp, current, stored_stamp != current),
+            backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
+            apps=apps,
+            quarantined=quarantine.total,
+            quarantined_rows=[
+                QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
+                for row in quarantine.rows
+            ],
+        )
+
     @property
     def healthy(self) -> bool:
         return not self.problems
@@ -263,42 +306,11 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
         with database.reading() as connection:
             stored = migrations.stored_schema_version(connection)
     checks = [CheckStatus(f.check, f.subject, f.ok, f.problem, f.fix) for f in findings]
-    problems = [f"{f.subject}: {f.problem}" for f in findings if not f.ok]
-    report = StatusReport(
-        database=str(path),
-        schema_version=reported_version(stored),
-        release_schema_version=migrations.SCHEMA_VERSION,
-        index_stamp=None,
-        backlog=None,
-        apps=[],
-        quarantined=None,
-        quarantined_rows=[],
-        checks=checks,
-        problems=problems,
-    )
+    report = StatusReport.checked(str(path), stored, migrations.SCHEMA_VERSION, checks)
     if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
         return report
     with bootstrap.sqlite(path, schema=schema, install=False, engine=None) as recall:
-        index = recall.index
-        backlog = recall.dirty.backlog()
-        stored_stamp = index.projection_stamp()
-        current = index_stamp(recall.policy, recall.repo.source_fingerprint())
-        quarantine = index.quarantine(QUARANTINE_SHOWN)
-        apps = [
-            AppStatus(app_id, stats.documents, stats.unreclaimed)
-            for app_id, stats in ((a, index.stats(AppId(a))) for a in _registered_apps(recall))
-        ]
-    return attrs.evolve(
-        report,
-        index_stamp=StampStatus(stored_stamp, current, stored_stamp != current),
-        backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
-        apps=apps,
-        quarantined=quarantine.total,
-        quarantined_rows=[
-            QuarantinedStatus(row.message_id, row.app_id, row.reason.value)
-            for row in quarantine.rows
-        ],
-    )
+        return report.with_index(recall, _registered_apps(recall))
 
 
 def _registered_apps(recall: ChatRecall) -> list[int]:
