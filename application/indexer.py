@@ -197,6 +197,12 @@ class Indexer:
                 self.progress.end(apps)
         duration = self.clock.monotonic() - started
         self._batch_size = self.settings.sizing.next_size(size, duration, full=len(markers) == size)
+        if markers and active:
+            # While the host writes, each of our transactions is followed by its rest, this
+            # one too: a host write that waited for the batch gets the lock before the
+            # maintenance step takes it again (back to back, its busy handler's next try
+            # would find the lock taken a second time).
+            self._stopping.wait(polite.rest(duration, active=True))
         maintaining = self.clock.monotonic()
         maintenance = self.index.maintain()
         maintenance_seconds = self.clock.monotonic() - maintaining
@@ -210,7 +216,7 @@ class Indexer:
             projection_seconds=projection,
             maintenance_seconds=maintenance_seconds,
             quarantined=len(batch.quarantined),
-            rest_seconds=polite.rest(duration + maintenance_seconds, active=active),
+            rest_seconds=polite.rest(maintenance_seconds, active=active),
         )
         if report.did_work:
             self.telemetry.emit(

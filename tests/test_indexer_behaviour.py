@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import attrs
+import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.application.indexer import IndexerSettings
@@ -67,3 +71,47 @@ def test_batch_sizing_is_a_pure_policy() -> None:
     assert sizing.next_size(128, 0.010, full=True) == 128  # never above the maximum
     assert sizing.next_size(64, 0.010, full=False) == 64  # a partial batch says nothing
     assert sizing.next_size(64, 0.020, full=True) == 64  # within budget: keep
+
+
+def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Back to back, a host write that waited for the batch would find the lock taken
+    again by the maintenance step; a rest between them lets it in first."""
+    from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
+
+    path = tmp_path / "host.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    host = sqlite3.connect(path)  # the host's own connection, as an app has it
+
+    def host_writes(count: int, start: int) -> None:
+        if start == 0:
+            host.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (1, 1, 't', 1)")
+        host.executemany(
+            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, 2)",
+            [(f"message {start + i}",) for i in range(count)],
+        )
+        host.commit()
+
+    events: list[str] = []
+    stopping = recall.indexer._stopping  # the worker's stop event, which rests wait on
+    monkeypatch.setattr(stopping, "wait", lambda seconds: events.append(f"rest {seconds > 0}"))
+    real_maintain = SqliteFts5IndexStore.maintain
+
+    def maintain(self: SqliteFts5IndexStore) -> object:
+        events.append("maintain")
+        return real_maintain(self)
+
+    monkeypatch.setattr(SqliteFts5IndexStore, "maintain", maintain)
+    host_writes(20, 0)
+    first = recall.indexer.run_batch()  # nothing to compare yet: no host activity seen
+    assert events == ["maintain"]
+    assert first.rest_seconds == 0
+    events.clear()
+    host_writes(1, 20)  # the host wrote since: it is active
+    second = recall.indexer.run_batch()
+    assert second.indexed > 0
+    assert events == ["rest True", "maintain"]  # the batch's rest comes before maintenance
+    assert second.rest_seconds > 0  # and the maintenance step's after it
+    host.close()
+    recall.close()
