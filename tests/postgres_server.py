@@ -137,3 +137,18 @@ def running_server() -> Iterator[Server]:
         with contextlib.suppress(RuntimeError):
             run(str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(root, ignore_errors=True)
+
+
+def terminate_other_connections(dsn: str) -> int:
+    """Drop every other connection of this user to this database, as a server restart
+    or an administrator would (the pools' connections among them); returns how many."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE usename = current_user AND pid <> pg_backend_pid() "
+            "AND datname = current_database()"
+        ).fetchone()
+    assert row is not None
+    return int(row[0])

@@ -23,6 +23,7 @@ from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
+from tests.postgres_server import terminate_other_connections
 
 APP = AppId(1)
 
@@ -112,14 +113,7 @@ def test_a_lost_connection_is_retried_not_raised(recall: ChatRecall, postgres_ds
     recall.host.add_message(chat_id, Role.USER, "survives restarts", 2)
     recall.indexer.run_until_idle()
     assert len(found(recall, "survives")) == 1
-    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
-        killed = connection.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE usename = current_user AND pid <> pg_backend_pid() "
-            "AND datname = current_database()"
-        ).fetchone()
-    assert killed is not None
-    assert killed[0] >= 1  # the pool's connections are gone
+    assert terminate_other_connections(postgres_dsn) >= 1  # the pool's connections are gone
     assert len(found(recall, "survives")) == 1  # the read was tried again, fresh
     output = recall.search_chats(CallContext(APP), {"query": "survives"})
     assert '"error"' not in output

@@ -8,28 +8,16 @@ from __future__ import annotations
 
 import json
 
-import psycopg
-
 from chat_recall.adapters import bootstrap
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.indexing import RetryBackoff
 from chat_recall.domain.messages import Role
+from tests.postgres_server import terminate_other_connections
 
 # The worker's retry backoff starts at 0.5 s; these tests retry quickly.
 FAST_RETRY = IndexerSettings(backoff=RetryBackoff(first_seconds=0.01, max_seconds=0.1))
-
-
-def _kill_connections(dsn: str) -> int:
-    with psycopg.connect(dsn, autocommit=True) as connection:
-        row = connection.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE usename = current_user AND pid <> pg_backend_pid() "
-            "AND datname = current_database()"
-        ).fetchone()
-    assert row is not None
-    return int(row[0])
 
 
 def _found(text: str) -> list[int]:
@@ -42,7 +30,7 @@ def test_indexing_survives_a_lost_connection(postgres_dsn: str) -> None:
         first = recall.host.add_message(chat_id, Role.USER, "before the restart", 2)
         recall.indexer.run_until_idle()
         second = recall.host.add_message(chat_id, Role.USER, "after the restart", 3)
-        assert _kill_connections(postgres_dsn) >= 1
+        assert terminate_other_connections(postgres_dsn) >= 1
         failures = 0
         for _ in range(5):
             try:
@@ -65,7 +53,7 @@ def test_the_background_indexer_recovers_from_a_lost_connection(postgres_dsn: st
         recall.host.add_message(chat_id, Role.USER, "written before", 2)
         recall.notify()
         assert recall.wait_until_indexed(timeout=30)
-        assert _kill_connections(postgres_dsn) >= 1
+        assert terminate_other_connections(postgres_dsn) >= 1
         later = recall.host.add_message(chat_id, Role.USER, "written after the kill", 3)
         recall.notify()
         assert recall.wait_until_indexed(timeout=60)
