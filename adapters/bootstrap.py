@@ -26,7 +26,7 @@ from chat_recall.adapters.sqlite import setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
-from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
+from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo, SqliteMessageRepoOpener
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.adapters.system_clock import SystemClock
 from chat_recall.adapters.telemetry import NullTelemetry
@@ -48,6 +48,7 @@ from chat_recall.domain.ports import (
     IndexStore,
     IndexUnitOfWork,
     MessageRepo,
+    MessageRepoOpener,
     Telemetry,
 )
 from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy, TagRule
@@ -120,7 +121,11 @@ def _indexer(container: punq.Container, settings: IndexerSettings | None) -> Ind
     # Imported here: a process that only calls the tools never loads the indexer.
     from chat_recall.application.indexer import Indexer, IndexerSettings
 
-    return container.instantiate(Indexer, settings=settings or IndexerSettings())
+    try:  # where planning processes open their own reader (database files only)
+        opener = container.resolve(MessageRepoOpener)
+    except punq.MissingDependencyError:
+        opener = None
+    return container.instantiate(Indexer, settings=settings or IndexerSettings(), opener=opener)
 
 
 def _finish(
@@ -232,6 +237,10 @@ def sqlite(
     container.register(SqliteDatabase, instance=database)
     container.register(WriteLockStats, instance=database.lock_stats)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
+    if database.path is not None:
+        container.register(
+            MessageRepoOpener, instance=SqliteMessageRepoOpener(database.path, database.schema)
+        )
     _on_first_use(container, HostWriter, _sqlite_host_writer)
     if engine is Engine.TANTIVY:
         closer = _wire_tantivy(container, database, analysis, install=install and not read_only)

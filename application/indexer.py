@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
 import attrs
 
 from chat_recall.application.health import IndexHealth, error_kind
+from chat_recall.application.planning import BatchPlanning, PlanningSettings, load_rows
 from chat_recall.application.progress import IndexProgress
 from chat_recall.domain.errors import SYSTEMIC_ERRORS
 from chat_recall.domain.indexing import (
@@ -30,13 +30,14 @@ from chat_recall.domain.indexing import (
     refuse,
     split_batch,
 )
-from chat_recall.domain.model import IndexBatch, MessageId, MessageMarker, SourceRow
+from chat_recall.domain.model import IndexBatch
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
     IndexStore,
     IndexUnitOfWork,
     MessageRepo,
+    MessageRepoOpener,
     Telemetry,
 )
 from chat_recall.domain.projection import MarkupPolicy
@@ -69,6 +70,8 @@ class IndexerSettings:
     pause_between_batches_seconds: float = 0.001
     poll_interval_seconds: float = 30.0
     host_yield: HostYield = HostYield()
+    # Backfill batches planned in planning processes (`application/planning.py`).
+    planning: PlanningSettings = PlanningSettings()
 
 
 @attrs.frozen
@@ -85,6 +88,10 @@ class BatchReport:
     # the background worker and `chat-recall index` honour it; `run_until_idle` does not.
     rest_seconds: float = 0.0
     quarantined: int = 0  # rows set aside as unreadable (see `Quarantine`)
+    # Planning the batch ahead of its write, while the previous one was written (in a
+    # planning process, or here while they were busy: `application/planning.py`); not
+    # part of duration_seconds. 0 when it was planned in turn (`projection_seconds`).
+    planned_ahead_seconds: float = 0.0
 
     @property
     def did_work(self) -> bool:
@@ -114,6 +121,9 @@ class Indexer:
     progress: IndexProgress
     telemetry: Telemetry
     health: IndexHealth
+    # Where planning processes open their own reader; None: plan in this process only.
+    opener: MessageRepoOpener | None = None
+    _planning: BatchPlanning = attrs.field(init=False)
     _batch_size: int = attrs.field(init=False, default=0)
     # Telemetry's backlog figure: counted exactly at start and every BACKLOG_RECOUNT
     # batches, estimated in between (an exact count scans the marker table).
@@ -136,6 +146,9 @@ class Indexer:
 
     def __attrs_post_init__(self) -> None:
         self._batch_size = self.settings.sizing.initial
+        self._planning = BatchPlanning(
+            self.dirty, self.repo, self.policy, self.settings.planning, self.opener
+        )
 
     # -- one step at a time --------------------------------------------------------------
 
@@ -158,7 +171,7 @@ class Indexer:
 
         A failure is recorded in `health` and raised. A row that fails the batch on
         its own (a poison row) is isolated and quarantined, and the rest is written:
-        see `_load` and `_write`."""
+        see `load_rows` and `_write`."""
         try:
             with self._lock:
                 report = self._run_batch()
@@ -183,11 +196,22 @@ class Indexer:
             self.dirty.expand_chat(marker)
             expanded += 1
         size = polite.size(self._batch_size, active=careful)
-        markers = self.dirty.pending_messages(size)
-        rows, unreadable = self._load(markers)
-        projecting = self.clock.monotonic()
-        batch = plan_batch(markers, rows, self.policy, unreadable)
-        projection = self.clock.monotonic() - projecting
+        waiting = self.clock.monotonic()
+        planned = self._planning.next(size, careful=careful)
+        planned_ahead = 0.0
+        if planned is None:
+            markers = self.dirty.pending_messages(size)
+            rows, unreadable = load_rows(self.repo, markers)
+            projecting = self.clock.monotonic()
+            batch = plan_batch(markers, rows, self.policy, unreadable)
+            projection = self.clock.monotonic() - projecting
+        else:
+            # Planned while the previous batch was written (by a planning process, or
+            # here while they were all busy): the host is quiet, so the batch's size
+            # adapts to its write alone.
+            size, markers, batch = planned.size, list(planned.markers), planned.batch
+            projection, planned_ahead = 0.0, planned.seconds
+            started += self.clock.monotonic() - waiting
         apps = {document.app_id for document in batch.upserts}
         if markers:
             self.progress.begin(apps)
@@ -216,6 +240,7 @@ class Indexer:
             projection_seconds=projection,
             maintenance_seconds=maintenance_seconds,
             quarantined=len(batch.quarantined),
+            planned_ahead_seconds=planned_ahead,
             rest_seconds=polite.rest(maintenance_seconds, active=active),
         )
         if report.did_work:
@@ -252,37 +277,6 @@ class Indexer:
         self._host_writes = seen
         active = self._host_wrote_at is not None and now - self._host_wrote_at < quiet
         return active, active or now - self._host_since < quiet
-
-    def _load(
-        self, markers: Sequence[MessageMarker]
-    ) -> tuple[dict[MessageId, SourceRow], set[MessageId]]:
-        """The source rows of the markers. If loading them together fails for a reason
-        that is not systemic, each is loaded alone: the ones that still fail are
-        returned as unreadable (to be quarantined), unless every one fails (then the
-        failure is not about a row, and it is raised)."""
-        ids = [marker.id for marker in markers]
-        try:
-            return {row.message.id: row for row in self.repo.source_rows(ids)}, set()
-        except SYSTEMIC_ERRORS:
-            raise
-        except Exception:
-            if len(ids) <= 1:
-                raise
-            _log().warning("indexer: loading %d rows failed; loading them one by one", len(ids))
-        rows: dict[MessageId, SourceRow] = {}
-        unreadable: set[MessageId] = set()
-        failure: Exception | None = None
-        for message_id in ids:
-            try:
-                rows.update((row.message.id, row) for row in self.repo.source_rows([message_id]))
-            except SYSTEMIC_ERRORS:
-                raise
-            except Exception as error:
-                unreadable.add(message_id)
-                failure = error
-        if failure is not None and len(unreadable) == len(ids):
-            raise failure
-        return rows, unreadable
 
     def _commit(self, batch: IndexBatch) -> IndexBatch:
         """Write the batch in one unit of work; returns what was applied (rows whose
@@ -405,10 +399,14 @@ class Indexer:
         with self._signal:
             self._signal.notify_all()
         thread = self._thread
-        if thread is None:
-            return True
-        thread.join(timeout)
-        return not thread.is_alive()
+        if thread is not None:
+            thread.join(timeout)
+        self._planning.close()
+        return thread is None or not thread.is_alive()
+
+    @property
+    def planning(self) -> BatchPlanning:
+        return self._planning
 
     @property
     def running(self) -> bool:

@@ -277,3 +277,12 @@ class IndexAudit(Protocol):
         an app whose index table vanished is indexed again), in short transactions.
         Returns what was done. A damaged index needs a rebuild instead."""
         ...
+
+
+class MessageRepoOpener(Protocol):
+    """How another process opens its own read-only `MessageRepo` on the same storage:
+    the indexer plans backfill batches (load and project rows) in planning processes
+    (`application/planning.py`). It is pickled to that process, so it holds only plain
+    values (a path, a mapping)."""
+
+    def open(self) -> MessageRepo: ...

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from chat_recall.adapters.memory.database import InMemoryDatabase
     from chat_recall.adapters.sqlite.schema import HostSchema
     from chat_recall.application.indexer import IndexerSettings
+    from chat_recall.application.planning import PlanningSettings
     from chat_recall.application.service import ChatRecall, IndexStatus
     from chat_recall.application.tools.context import AgentMode, CallContext
     from chat_recall.application.tools.definitions import Consent, ToolDefinition
@@ -70,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "InMemoryDatabase": "chat_recall.adapters.memory.database",
     "HostSchema": "chat_recall.adapters.sqlite.schema",
     "IndexerSettings": "chat_recall.application.indexer",
+    "PlanningSettings": "chat_recall.application.planning",
     "ChatRecall": "chat_recall.application.service",
     "IndexStatus": "chat_recall.application.service",
     "AgentMode": "chat_recall.application.tools.context",
@@ -125,6 +127,7 @@ __all__ = [
     "IndexStatus",
     "IndexUnavailable",
     "IndexerSettings",
+    "PlanningSettings",
     "InvalidArguments",
     "MarkupPolicy",
     "MessageId",

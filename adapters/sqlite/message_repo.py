@@ -16,11 +16,13 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import attrs
 
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.host_values import host_value, typed
+from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import NotFound
 from chat_recall.domain.host_values import (
     READ_HEAD_BYTES,
@@ -373,6 +375,18 @@ class SqliteMessageRepo:
             if readable:
                 latest[ChatId(int(row[0]))] = max(readable)
         return latest
+
+
+@attrs.frozen
+class SqliteMessageRepoOpener:
+    """A `MessageRepoOpener` for a database file: a planning process opens its own
+    read-only connections to it (WAL readers never block the writer or the host)."""
+
+    path: Path
+    schema: HostSchema
+
+    def open(self) -> SqliteMessageRepo:
+        return SqliteMessageRepo(SqliteDatabase(self.path, self.schema))
 
 
 @contextlib.contextmanager

@@ -168,6 +168,20 @@ class MarkupPolicy:
         """The reference host's inventory."""
         return DEFAULT_POLICY
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled by its fields (the frozen rules table is a read-only mapping, which
+        pickle cannot copy): the indexer sends its policy to planning processes."""
+        return (
+            type(self),
+            (
+                dict(self.rules),
+                self.tag_pattern,
+                self.unknown_rule,
+                self.max_keep_depth,
+                self.redaction,
+            ),
+        )
+
     def with_rules(self, overrides: Mapping[str, TagRule]) -> MarkupPolicy:
         """This policy with some rules added or replaced."""
         return attrs.evolve(self, rules={**self.rules, **overrides})

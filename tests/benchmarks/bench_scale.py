@@ -218,7 +218,9 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         report = recall.indexer.run_batch()
         batches += 1
         indexed += report.indexed + report.deleted
-        projection += report.projection_seconds
+        # planning: in this process, or in a planning process while the previous batch
+        # was written (then not part of duration_seconds)
+        projection += report.projection_seconds + report.planned_ahead_seconds
         storage += report.duration_seconds - report.projection_seconds
         longest = max(longest, report.duration_seconds)
         longest_merge = max(longest_merge, report.maintenance_seconds)
