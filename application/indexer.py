@@ -208,7 +208,7 @@ class Indexer:
         else:
             # Planned while the previous batch was written (by a planning process, or
             # here while they were all busy): the host is quiet, so the batch's size
-            # adapts to its write alone.
+            # adapts to its write alone (`PlanningSettings.write_budget_seconds`).
             size, markers, batch = planned.size, list(planned.markers), planned.batch
             projection, planned_ahead = 0.0, planned.seconds
             started += self.clock.monotonic() - waiting
@@ -220,7 +220,11 @@ class Indexer:
             finally:
                 self.progress.end(apps)
         duration = self.clock.monotonic() - started
-        self._batch_size = self.settings.sizing.next_size(size, duration, full=len(markers) == size)
+        sizing = self.settings.sizing
+        if planned is not None:
+            budget = self.settings.planning.write_budget_seconds
+            sizing = attrs.evolve(sizing, budget_seconds=budget)
+        self._batch_size = sizing.next_size(size, duration, full=len(markers) == size)
         if markers and active:
             # While the host writes, each of our transactions is followed by its rest, this
             # one too: a host write that waited for the batch gets the lock before the

@@ -10,8 +10,10 @@ markers (id, seq) in, the documents out as plain tuples.
 
 Correctness is the indexer's as before: the unit of work clears each marker only at the
 seq that was read and skips documents whose message is gone or whose marker changed, so
-a batch planned ahead of time never writes a stale or deleted row. Markers handed out
-and not yet written are *claimed*: the next batch is read past them.
+a batch planned ahead of time never writes a stale or deleted row. Batches are handed
+out in id order: while some are in flight, the next is read past the last one handed
+out (`DirtyQueue.pending_messages(after=...)`); a marker set again behind that point is
+read when the pipeline has drained.
 
 The processes are started with `subprocess` (fork + exec of the same interpreter), not
 `multiprocessing`: an embedding host's `__main__` is never re-imported, the host's own
@@ -73,11 +75,15 @@ class PlanningSettings:
     indexer's own process). `min_backlog`: they are started only while at least this
     many messages await indexing (a process costs ~0.2 s of CPU to start);
     `recheck_batches`: how often, in batches, an indexer planning in its own process
-    counts the backlog again."""
+    counts the backlog again; `write_budget_seconds`: see below."""
 
     processes: int = 1
     min_backlog: int = 5_000
     recheck_batches: int = 64
+    # While batches are planned ahead, a batch's size adapts to its write alone, against
+    # this budget: the maintenance step right after it (its merge budget is ~10 ms)
+    # holds the lock back to back with it, and both together stay within 25 ms.
+    write_budget_seconds: float = 0.015
 
 
 # -- what crosses the pipes --------------------------------------------------------------
@@ -322,9 +328,9 @@ class BatchPlanning:
     planned_here: int = attrs.field(init=False, default=0)
     _workers: list[PlanningWorker] = attrs.field(init=False, factory=list)
     _in_flight: collections.deque[_InFlight] = attrs.field(init=False, factory=collections.deque)
-    # ids handed out and not yet written: in flight, or the batch being written
-    _claimed: set[MessageId] = attrs.field(init=False, factory=set)
-    _current: tuple[MessageMarker, ...] = attrs.field(init=False, default=())
+    # The last marker id handed out: the next batch is read past it while batches are
+    # in flight (None: nothing is, read from the first).
+    _cursor: MessageId | None = attrs.field(init=False, default=None)
     _engaged: bool = attrs.field(init=False, default=False)
     _until_check: int = attrs.field(init=False, default=0)
     _disabled: bool = attrs.field(init=False, default=False)
@@ -376,8 +382,7 @@ class BatchPlanning:
         with self._lock:
             workers, self._workers = self._workers, []
             self._in_flight.clear()
-            self._claimed.clear()
-            self._current = ()
+            self._cursor = None
             self._engaged = False
             for worker in workers:
                 worker.close()
@@ -391,9 +396,8 @@ class BatchPlanning:
         return self._engaged
 
     def _next(self, size: int) -> PlannedBatch | None:
-        self._claimed.difference_update(marker.id for marker in self._current)
-        self._current = ()
-        if not self._in_flight:
+        if not self._in_flight:  # (the batch handed out last time is written by now)
+            self._cursor = None
             self._hand_out(size)
             if not self._in_flight:
                 return None
@@ -401,15 +405,13 @@ class BatchPlanning:
         if not flight.worker.ready():
             # The planning processes are still at it: this process plans the next
             # batch meanwhile, rather than wait.
-            markers = self._unclaimed(size)
+            markers = self._following(size)
             if markers:
                 return self._plan_here(size, markers)
         self._in_flight.popleft()
         (kind, payload), seconds = flight.worker.receive()
         if kind != "ok":
-            self._claimed.difference_update(marker.id for marker in flight.markers)
             raise payload
-        self._current = flight.markers
         self.planned_apart += 1
         self._hand_out(size)  # planned while the caller writes this one
         batch = batch_from_wire(payload, flight.markers)
@@ -418,21 +420,20 @@ class BatchPlanning:
     def _plan_here(self, size: int, markers: tuple[MessageMarker, ...]) -> PlannedBatch:
         started = time.perf_counter()
         self.planned_here += 1
-        self._claimed.update(marker.id for marker in markers)
-        self._current = markers
         rows, unreadable = load_rows(self.repo, markers)
         batch = plan_batch(markers, rows, self.policy, unreadable)
         return PlannedBatch(size, markers, batch, time.perf_counter() - started, here=True)
 
-    def _unclaimed(self, size: int) -> tuple[MessageMarker, ...]:
-        """The first `size` markers past the claimed ones."""
-        claimed = self._claimed
-        pending = self.dirty.pending_messages(size + len(claimed))
-        return tuple(marker for marker in pending if marker.id not in claimed)[:size]
+    def _following(self, size: int) -> tuple[MessageMarker, ...]:
+        """The first `size` markers past the ones handed out."""
+        markers = tuple(self.dirty.pending_messages(size, after=self._cursor))
+        if markers:
+            self._cursor = markers[-1].id
+        return markers
 
     def _hand_out(self, size: int) -> None:
         """Keep each planning process IN_FLIGHT_PER_PROCESS batches ahead: the first
-        `size` markers past the claimed ones, then the next."""
+        `size` markers past the ones handed out, then the next."""
         opener = self.opener
         assert opener is not None
         if not self._workers:
@@ -440,13 +441,12 @@ class BatchPlanning:
                 self.start_worker(opener, self.policy) for _ in range(self.settings.processes)
             ]
         while len(self._in_flight) < IN_FLIGHT_PER_PROCESS * len(self._workers):
-            markers = self._unclaimed(size)
+            markers = self._following(size)
             if not markers:
                 return
             worker = min(self._workers, key=lambda w: w.waiting)
             worker.send(markers)
             self._in_flight.append(_InFlight(size, markers, worker))
-            self._claimed.update(marker.id for marker in markers)
             if len(markers) < size:
                 return  # the end of the backlog
 
@@ -458,8 +458,7 @@ class BatchPlanning:
         except Exception as error:
             self._fail(error)
             return
-        self._claimed.clear()
-        self._current = ()
+        self._cursor = None
 
     def _fail(self, error: BaseException) -> None:
         self.failures += 1

@@ -5,6 +5,7 @@ It ends when its stdin ends: when the indexer stops it, or its parent died."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import queue
@@ -21,10 +22,16 @@ from chat_recall.domain.model import MessageId, MessageMarker
 from chat_recall.domain.ports import MessageRepo
 from chat_recall.domain.projection import MarkupPolicy
 
+PLANNING_NICENESS = 10
+
 
 def main() -> None:
     # Ctrl-C in a terminal reaches the whole process group: the parent decides.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Lower priority than the indexer (and the host): on a busy machine the process
+    # holding the write lock gets the CPU first, so its transactions stay short.
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(PLANNING_NICENESS)
     requests = Connection(os.dup(0), writable=False)
     replies = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything a library prints goes to stderr, never into the replies

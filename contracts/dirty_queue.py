@@ -25,6 +25,20 @@ class DirtyQueueContract(HarnessLifecycle):
         assert second[message_id] != first[message_id]
         assert len(second) == len(first)  # deduplicated, not queued twice
 
+    def test_pending_messages_after_an_id_reads_past_it_in_id_order(
+        self, harness: StorageHarness
+    ) -> None:
+        """The indexer reads the batch after the ones it handed out to planning
+        processes past their last id."""
+        recall = harness.recall()
+        _, ids = seed_chat(recall.host, APP, "c", [(USER, f"m{i}") for i in range(5)])
+        after = sorted(ids)[1]
+        markers = recall.dirty.pending_messages(2, after=after)
+        assert [m.id for m in markers] == sorted(ids)[2:4]
+        assert {m.id for m in recall.dirty.pending_messages(10, after=max(ids))} == set()
+        everything = {m.id: m.seq for m in recall.dirty.pending_messages(10)}
+        assert {m.id: m.seq for m in markers} == {m.id: everything[m.id] for m in markers}
+
     def test_delete_clears_the_marker(self, harness: StorageHarness) -> None:
         recall = harness.recall()
         _, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "x")])

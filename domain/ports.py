@@ -138,7 +138,13 @@ class MessageRepo(Protocol):
 class DirtyQueue(Protocol):
     """The dirty-tracking side: host writes mark ids; the indexer drains them."""
 
-    def pending_messages(self, limit: int) -> list[MessageMarker]: ...
+    def pending_messages(
+        self, limit: int, *, after: MessageId | None = None
+    ) -> list[MessageMarker]:
+        """Up to `limit` dirty message markers; with `after`, only those of ids above it
+        (SQL adapters: in id order, so the indexer reads past the batches it handed out
+        to planning processes)."""
+        ...
 
     def pending_chats(self, limit: int) -> list[ChatMarker]: ...
 

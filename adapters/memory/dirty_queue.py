@@ -5,16 +5,26 @@ from __future__ import annotations
 import attrs
 
 from chat_recall.adapters.memory.database import InMemoryDatabase
-from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, MessageMarker
+from chat_recall.domain.model import (
+    AppId,
+    Backlog,
+    ChatId,
+    ChatMarker,
+    MessageId,
+    MessageMarker,
+)
 
 
 @attrs.define
 class InMemoryDirtyQueue:
     database: InMemoryDatabase
 
-    def pending_messages(self, limit: int) -> list[MessageMarker]:
+    def pending_messages(
+        self, limit: int, *, after: MessageId | None = None
+    ) -> list[MessageMarker]:
         with self.database.lock:
-            ids = sorted(self.database.dirty_messages)[:limit]
+            ids = sorted(i for i in self.database.dirty_messages if after is None or i > after)
+            ids = ids[:limit]
             return [MessageMarker(i, self.database.dirty_messages[i].seq) for i in ids]
 
     def pending_chats(self, limit: int) -> list[ChatMarker]:

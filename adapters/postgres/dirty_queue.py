@@ -29,12 +29,19 @@ MARK_CHUNK = 5_000
 class PostgresDirtyQueue:
     database: PostgresDatabase
 
-    def pending_messages(self, limit: int) -> list[MessageMarker]:
-        rows = self.database.read(
-            lambda c: c.execute(
-                f"SELECT message_id, seq FROM {DIRTY_MESSAGES} ORDER BY seq LIMIT %s", (limit,)
-            ).fetchall()
-        )
+    def pending_messages(
+        self, limit: int, *, after: MessageId | None = None
+    ) -> list[MessageMarker]:
+        """In mark order (seq); with `after`, of ids above it in id order."""
+        query = f"SELECT message_id, seq FROM {DIRTY_MESSAGES} ORDER BY seq LIMIT %s"
+        parameters: tuple[int, ...] = (limit,)
+        if after is not None:
+            query = (
+                f"SELECT message_id, seq FROM {DIRTY_MESSAGES} WHERE message_id > %s "
+                "ORDER BY message_id LIMIT %s"
+            )
+            parameters = (after, limit)
+        rows = self.database.read(lambda c: c.execute(query, parameters).fetchall())
         return [MessageMarker(MessageId(row[0]), int(row[1])) for row in rows]
 
     def pending_chats(self, limit: int) -> list[ChatMarker]:

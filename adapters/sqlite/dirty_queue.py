@@ -56,11 +56,14 @@ class SqliteDirtyQueue:
         )
         return {MessageId(message_id) for message_id in json.loads(row[0])}
 
-    def pending_messages(self, limit: int) -> list[MessageMarker]:
+    def pending_messages(
+        self, limit: int, *, after: MessageId | None = None
+    ) -> list[MessageMarker]:
         with self.database.reading() as connection:
             rows = connection.execute(
-                f"SELECT message_id, seq FROM {DIRTY_MESSAGES} ORDER BY message_id LIMIT ?",
-                (limit,),
+                f"SELECT message_id, seq FROM {DIRTY_MESSAGES} WHERE message_id > ? "
+                "ORDER BY message_id LIMIT ?",
+                (-(2**63) if after is None else after, limit),
             ).fetchall()
         return [MessageMarker(MessageId(row[0]), row[1]) for row in rows]
 
