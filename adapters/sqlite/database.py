@@ -29,6 +29,7 @@ import attrs
 
 from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite.switching import prompt_switching
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
@@ -228,7 +229,7 @@ class SqliteDatabase:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
-            with translate_errors():
+            with translate_errors(), prompt_switching():
                 connection.execute("BEGIN IMMEDIATE")
                 acquired = time.perf_counter()
                 try:
