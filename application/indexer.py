@@ -5,12 +5,17 @@ projection, documents, removals), and writes the documents and clears the marker
 read in one `IndexUnitOfWork` transaction. A marker set again while a batch ran keeps
 its newer seq and stays dirty. Batch sizes adapt (domain `BatchSizing`) to stay under a
 time budget, so the host process is never starved; a bounded `IndexStore.maintain()`
-step follows each batch.
+step follows each batch (while the host writes, at most once per
+`HostYield.maintain_every_seconds`).
 """
 
 from __future__ import annotations
 
+import os
+import secrets
+import socket
 import threading
+import weakref
 from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING
@@ -24,13 +29,14 @@ from chat_recall.domain.errors import SYSTEMIC_ERRORS
 from chat_recall.domain.indexing import (
     BatchSizing,
     HostYield,
+    IndexerLease,
     RetryBackoff,
     index_stamp,
     plan_batch,
     refuse,
     split_batch,
 )
-from chat_recall.domain.model import IndexBatch
+from chat_recall.domain.model import IndexBatch, Maintenance
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
@@ -72,6 +78,7 @@ class IndexerSettings:
     host_yield: HostYield = HostYield()
     # Backfill batches planned in planning processes (`application/planning.py`).
     planning: PlanningSettings = PlanningSettings()
+    lease: IndexerLease = IndexerLease()
 
 
 @attrs.frozen
@@ -92,6 +99,11 @@ class BatchReport:
     # planning process, or here while they were busy: `application/planning.py`); not
     # part of duration_seconds. 0 when it was planned in turn (`projection_seconds`).
     planned_ahead_seconds: float = 0.0
+    # The host writes and the maintenance step was left for later (`HostYield.maintains`).
+    maintenance_deferred: bool = False
+    # Another indexer holds the claim to this queue (`IndexerLease`): who, as
+    # `describe_holder` says it; this batch did nothing and `rest_seconds` is the recheck.
+    waiting_for: str | None = None
 
     @property
     def did_work(self) -> bool:
@@ -143,12 +155,18 @@ class Indexer:
     _host_writes: int | None = attrs.field(init=False, default=None)
     _host_wrote_at: float | None = attrs.field(init=False, default=None)
     _host_since: float = attrs.field(init=False, default=0.0)
+    # When the last maintenance step ended (`HostYield.maintains`).
+    _maintained_at: float | None = attrs.field(init=False, default=None)
+    # This indexer's name in the queue's claim (`IndexerLease`), and when it last took it.
+    _holder: str = attrs.field(init=False, factory=lambda: new_holder())
+    _claimed_at: float | None = attrs.field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
         self._batch_size = self.settings.sizing.initial
         self._planning = BatchPlanning(
             self.dirty, self.repo, self.policy, self.settings.planning, self.opener
         )
+        _LIVE[self._holder] = self
 
     # -- one step at a time --------------------------------------------------------------
 
@@ -188,16 +206,21 @@ class Indexer:
         if not self._prepared:
             self.prepare()
         started = self.clock.monotonic()
-        active, careful = self._host_activity(started)
+        waiting_for = self._claim(started)
+        if waiting_for is not None:
+            return BatchReport(
+                rest_seconds=self.settings.lease.recheck_seconds, waiting_for=waiting_for
+            )
+        active, writing = self._host_activity(started)
         polite = self.settings.host_yield
         expanded = 0
-        chats = 1 if careful else self.settings.chats_per_batch
+        chats = 1 if active else self.settings.chats_per_batch
         for marker in self.dirty.pending_chats(chats):
             self.dirty.expand_chat(marker)
             expanded += 1
-        size = polite.size(self._batch_size, active=careful)
+        size = polite.size(self._batch_size, active=active)
         waiting = self.clock.monotonic()
-        planned = self._planning.next(size, careful=careful)
+        planned = self._planning.next(size, careful=active)
         planned_ahead = 0.0
         if planned is None:
             markers = self.dirty.pending_messages(size)
@@ -225,15 +248,26 @@ class Indexer:
             budget = self.settings.planning.write_budget_seconds
             sizing = attrs.evolve(sizing, budget_seconds=budget)
         self._batch_size = sizing.next_size(size, duration, full=len(markers) == size)
-        if markers and active:
-            # While the host writes, each of our transactions is followed by its rest, this
-            # one too: a host write that waited for the batch gets the lock before the
-            # maintenance step takes it again (back to back, its busy handler's next try
-            # would find the lock taken a second time).
-            self._stopping.wait(polite.rest(duration, active=True))
-        maintaining = self.clock.monotonic()
-        maintenance = self.index.maintain()
-        maintenance_seconds = self.clock.monotonic() - maintaining
+        last = self._maintained_at
+        deferred = not polite.maintains(None if last is None else started - last, writing=writing)
+        if not deferred:
+            if markers and active:
+                # While the host writes, each of our transactions is followed by its rest,
+                # this one too: a host write that waited for the batch gets the lock before
+                # the maintenance step takes it again (back to back, its busy handler's
+                # next try would find the lock taken a second time).
+                self._stopping.wait(polite.rest(duration, active=True))
+            maintaining = self.clock.monotonic()
+            maintenance = self.index.maintain()
+            self._maintained_at = self.clock.monotonic()
+            maintenance_seconds = self._maintained_at - maintaining
+            busy = maintenance_seconds
+        else:  # the host writes and the last step was recent: the batch's rest only
+            maintenance, maintenance_seconds, busy = Maintenance(), 0.0, duration
+        rest = 0.0  # nothing written: nothing to make way for
+        if markers or maintenance.reclaimed:
+            since_burst = self.clock.monotonic() - started
+            rest = polite.rest(busy, active=active, since_burst=since_burst)
         report = BatchReport(
             indexed=len(batch.upserts),
             deleted=len(batch.deletes),
@@ -245,7 +279,8 @@ class Indexer:
             maintenance_seconds=maintenance_seconds,
             quarantined=len(batch.quarantined),
             planned_ahead_seconds=planned_ahead,
-            rest_seconds=polite.rest(maintenance_seconds, active=active),
+            rest_seconds=rest,
+            maintenance_deferred=deferred,
         )
         if report.did_work:
             self.telemetry.emit(
@@ -265,11 +300,39 @@ class Indexer:
             self.telemetry.emit(RowsQuarantinedEvent(reason=reason, count=count))
         return report
 
+    def _claim(self, now: float) -> str | None:
+        """Take or renew this indexer's claim to the queue when due; None when it has
+        it, else who holds it (`describe_holder`). A claim left by a process of this
+        machine that is gone, or by an indexer of this process that no longer exists,
+        is overruled."""
+        lease = self.settings.lease
+        if not lease.due(self._claimed_at, now):
+            return None
+        other = self.dirty.claim(self._holder, lease.seconds)
+        if other is not None and holder_gone(other):
+            other = self.dirty.claim(self._holder, lease.seconds, overrule=other)
+        if other is not None:
+            self._claimed_at = None
+            return describe_holder(other)
+        self._claimed_at = now
+        return None
+
+    def release_claim(self) -> None:
+        """End this indexer's claim to the queue, so another indexer need not wait for it
+        to run out. Never raises (a read-only or lost storage lets it run out)."""
+        if self._claimed_at is None:
+            return
+        self._claimed_at = None
+        try:
+            self.dirty.release(self._holder)
+        except Exception:
+            _log().warning("indexer: could not end its claim (it runs out)", exc_info=True)
+
     def _host_activity(self, now: float) -> tuple[bool, bool]:
-        """(active, careful): active when the host wrote within `HostYield.quiet_seconds`
-        (then batches are small and followed by rests); careful also in the first
-        `quiet_seconds` of this indexer, before there is anything to compare (small
-        batches, no rests)."""
+        """(active, writing): writing when the host wrote within
+        `HostYield.quiet_seconds`; active also in this indexer's first `quiet_seconds`
+        (there is nothing to compare yet). While active the indexer works in bursts
+        with rests; while writing, maintenance waits for its interval (`HostYield`)."""
         seen = self.dirty.host_writes()
         if seen is None:
             return False, False  # the host never waits for this storage's indexer
@@ -279,8 +342,8 @@ class Indexer:
         elif seen != self._host_writes:
             self._host_wrote_at = now
         self._host_writes = seen
-        active = self._host_wrote_at is not None and now - self._host_wrote_at < quiet
-        return active, active or now - self._host_since < quiet
+        writing = self._host_wrote_at is not None and now - self._host_wrote_at < quiet
+        return writing or now - self._host_since < quiet, writing
 
     def _commit(self, batch: IndexBatch) -> IndexBatch:
         """Write the batch in one unit of work; returns what was applied (rows whose
@@ -357,6 +420,8 @@ class Indexer:
         longest = 0.0
         while max_batches is None or batches < max_batches:
             report = self.run_batch()
+            if report.waiting_for is not None:  # another indexer has the queue
+                self._stopping.wait(report.rest_seconds)
             batches += 1
             indexed += report.indexed
             deleted += report.deleted
@@ -406,7 +471,11 @@ class Indexer:
         if thread is not None:
             thread.join(timeout)
         self._planning.close()
-        return thread is None or not thread.is_alive()
+        if thread is not None and thread.is_alive():
+            return False
+        with self._lock:  # no batch in flight
+            self.release_claim()
+        return True
 
     @property
     def planning(self) -> BatchPlanning:
@@ -443,6 +512,9 @@ class Indexer:
                 )
                 self._stopping.wait(delay)
                 continue
+            if report.waiting_for is not None:  # another indexer has the queue: look again
+                self._stopping.wait(report.rest_seconds)
+                continue
             if report.did_work:
                 pause = self.settings.pause_between_batches_seconds
                 self._stopping.wait(max(pause, report.rest_seconds))
@@ -451,9 +523,45 @@ class Indexer:
                 if self._notified != seen:
                     continue  # a write arrived while the batch ran
                 self._idle.set()
-                self._signal.wait_for(
-                    partial(self._woken, seen), self.settings.poll_interval_seconds
-                )
+                timeout = self.settings.poll_interval_seconds
+                if report.maintenance_deferred:  # come back for it once the host is quiet
+                    timeout = min(timeout, self.settings.host_yield.maintain_every_seconds)
+                self._signal.wait_for(partial(self._woken, seen), timeout)
 
     def _woken(self, seen: int) -> bool:
         return self._notified != seen or self._stopping.is_set()
+
+
+# The indexers of this process, by holder: a claim whose holder names this process but
+# no live indexer was left by one that was dropped without `stop()`.
+_LIVE: weakref.WeakValueDictionary[str, Indexer] = weakref.WeakValueDictionary()
+
+
+def new_holder() -> str:
+    """`host:pid:nonce`: unique per indexer, and says which process holds a claim."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def describe_holder(holder: str) -> str:
+    host, _, rest = holder.rpartition(":")[0].rpartition(":")
+    pid = rest if host else holder
+    here = host == socket.gethostname()
+    return f"process {pid}" if here else f"process {pid} on {host}"
+
+
+def holder_gone(holder: str) -> bool:
+    """Whether the indexer named by `holder` is known to be gone: its process, on this
+    machine, has ended, or it was of this process and no longer exists."""
+    host, _, pid_text = holder.rpartition(":")[0].rpartition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False  # another machine's: its claim runs out
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return holder not in _LIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # e.g. another user's process: alive
+        return False
+    return False

@@ -102,3 +102,20 @@ class DirtyQueueContract(HarnessLifecycle):
         assert recall.dirty.mark_all_messages() == 3
         assert {m.id for m in recall.dirty.pending_messages(10)} == {*ids_a, *ids_b}
         assert recall.dirty.backlog().messages == 3
+
+    def test_one_indexer_at_a_time_holds_the_claim_to_the_queue(
+        self, harness: StorageHarness
+    ) -> None:
+        queue = harness.recall().dirty
+        assert queue.claim("a", 60.0) is None  # free: taken
+        assert queue.claim("a", 60.0) is None  # renewed
+        assert queue.claim("b", 60.0) == "a"  # live: b waits, takes nothing
+        assert queue.claim("b", 60.0, overrule="c") == "a"  # overrules only the named holder
+        queue.release("b")  # not b's: no effect
+        assert queue.claim("b", 60.0) == "a"
+        assert queue.claim("b", 60.0, overrule="a") is None  # a is known gone: taken over
+        assert queue.claim("a", 60.0) == "b"
+        queue.release("b")
+        assert queue.claim("a", -1.0) is None  # free again (taken as one that ran out)
+        assert queue.claim("b", 60.0) is None
+        queue.release("b")

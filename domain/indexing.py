@@ -198,27 +198,72 @@ class BatchSizing:
 class HostYield:
     """How the indexer makes way for a host that is writing. SQLite lets one writer at a
     time: a host write that arrives while an indexer transaction holds the lock waits
-    (its busy handler sleeps 1, 2, 5, 10 ms... between tries), so the host's write
-    latency grows with the share of time the indexer holds the lock; on a small machine
-    it also grows with the CPU the indexer takes. While the host has written within
-    `quiet_seconds`, batches take at most `batch_cap` messages (short transactions) and
-    the indexer rests so that its batches (work and transactions) take at most `duty` of
-    the time, never less than `min_rest_seconds` (a gap a waiting writer's next try can
-    use). When the host is quiet, the indexer runs at full speed."""
+    (its busy handler sleeps 1, 2, 5, 10 ms... between tries). What sets the host's
+    latency percentiles is the share of its writes that meet one of our transactions,
+    which is the share of time the indexer holds the lock; on a small machine the CPU
+    the indexer takes counts too.
+
+    While the host has written within `quiet_seconds` (and in this indexer's first
+    `quiet_seconds`, before there is anything to compare), the indexer works in bursts:
+    a batch starts at most every `burst_interval_seconds` and takes at most `batch_cap`
+    messages (what the host wrote meanwhile, in one transaction: a transaction's fixed
+    cost, which under GIL contention in the host's process is most of it, is paid once
+    per burst, not per few messages), and the work takes at most `duty` of the time; a
+    rest is never shorter than `min_rest_seconds` (a gap a waiting writer's next try can
+    use). The maintenance step (reclaiming deleted documents, merging index segments)
+    is one more transaction: while the host writes it runs at most once per
+    `maintain_every_seconds`, after a rest of its own. A quiet host gets full speed."""
 
     quiet_seconds: float = 0.5
-    batch_cap: int = 8
-    duty: float = 0.1
+    burst_interval_seconds: float = 0.5
+    batch_cap: int = 64
+    duty: float = 0.02
     min_rest_seconds: float = 0.005
+    maintain_every_seconds: float = 5.0
 
     def size(self, size: int, *, active: bool) -> int:
         return min(size, self.batch_cap) if active else size
 
-    def rest(self, batch_seconds: float, *, active: bool) -> float:
-        """Seconds to rest after a batch that took this long."""
+    def rest(self, busy_seconds: float, *, active: bool, since_burst: float | None = None) -> float:
+        """Seconds to rest after `busy_seconds` of work. `since_burst`, for the last rest
+        of a batch: seconds since the batch began (the rest also fills the burst
+        interval)."""
         if not active:
             return 0.0
-        return max(self.min_rest_seconds, batch_seconds * (1.0 - self.duty) / self.duty)
+        rest = max(self.min_rest_seconds, busy_seconds * (1.0 - self.duty) / self.duty)
+        if since_burst is not None:
+            rest = max(rest, self.burst_interval_seconds - since_burst)
+        return rest
+
+    def maintains(self, since_last: float | None, *, writing: bool) -> bool:
+        """Whether a maintenance step follows this batch, `since_last` seconds after the
+        previous one (None: there was none yet), `writing`: the host wrote within
+        `quiet_seconds`."""
+        if not writing or since_last is None:
+            return True
+        return since_last >= self.maintain_every_seconds
+
+
+@attrs.frozen
+class IndexerLease:
+    """One indexer drains a database's queue at a time. Two at once (the app's embedded
+    indexer and `chat-recall index` from a terminal) would read the same markers, do
+    the same work twice (the slower one's writes are found stale and dropped), and on
+    SQLite double the share of time the host's writes meet an indexer's transaction;
+    each would also take the other's commits for host writes. So an indexer works
+    under a claim held for `seconds` (by the storage's clock), renewed after
+    `renew_after_seconds`, and ended when it stops; another indexer finds the claim,
+    waits `recheck_seconds` and looks again (an indexer that died without ending its
+    claim is overruled once its process is known to be gone, or when the claim runs
+    out)."""
+
+    seconds: float = 10.0
+    renew_after_seconds: float = 3.0
+    recheck_seconds: float = 0.5
+
+    def due(self, claimed_at: float | None, now: float) -> bool:
+        """Whether to take or renew the claim before the next batch."""
+        return claimed_at is None or now - claimed_at >= self.renew_after_seconds
 
 
 @attrs.frozen

@@ -169,6 +169,17 @@ class DirtyQueue(Protocol):
         """Dirty messages and chats of one app, not counting the excluded chat's own."""
         ...
 
+    def claim(self, holder: str, seconds: float, *, overrule: str | None = None) -> str | None:
+        """Take or renew `holder`'s claim to drain the queue for `seconds` (by the
+        storage's clock), unless another holder's claim is still live and is not
+        `overrule`: then return that holder and take nothing (`IndexerLease`). Atomic:
+        of two indexers claiming at once, one gets it."""
+        ...
+
+    def release(self, holder: str) -> None:
+        """End `holder`'s claim, if it has it."""
+        ...
+
     def host_writes(self) -> int | None:
         """A value that changes whenever someone other than this indexer committed a
         write to the storage since the last call (the host, another indexer): the

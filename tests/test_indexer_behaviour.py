@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
@@ -10,8 +15,9 @@ import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.application.indexer import IndexerSettings
+from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
-from chat_recall.domain.indexing import BatchSizing
+from chat_recall.domain.indexing import BatchSizing, HostYield
 from chat_recall.domain.messages import Role
 from chat_recall.domain.ports import Clock
 
@@ -73,16 +79,18 @@ def test_batch_sizing_is_a_pure_policy() -> None:
     assert sizing.next_size(64, 0.020, full=True) == 64  # within budget: keep
 
 
-def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_rest(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Back to back, a host write that waited for the batch would find the lock taken
-    again by the maintenance step; a rest between them lets it in first."""
+def _host_and_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_yield: HostYield
+) -> tuple[ChatRecall, Callable[[int, int], None], list[str], Callable[[], None]]:
+    """A recall whose worker rests and maintenance steps are recorded in `events`, and a
+    host writer on its own connection (as an app has it)."""
     from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 
     path = tmp_path / "host.db"
-    recall = bootstrap.sqlite(path, create_host_schema=True)
-    host = sqlite3.connect(path)  # the host's own connection, as an app has it
+    recall = bootstrap.sqlite(
+        path, create_host_schema=True, settings=IndexerSettings(host_yield=host_yield)
+    )
+    host = sqlite3.connect(path)
 
     def host_writes(count: int, start: int) -> None:
         if start == 0:
@@ -103,15 +111,174 @@ def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_res
         return real_maintain(self)
 
     monkeypatch.setattr(SqliteFts5IndexStore, "maintain", maintain)
+
+    def close() -> None:
+        host.close()
+        recall.close()
+
+    return recall, host_writes, events, close
+
+
+def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Back to back, a host write that waited for the batch would find the lock taken
+    again by the maintenance step; a rest between them lets it in first."""
+    every_batch = HostYield(maintain_every_seconds=0.0)
+    recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, every_batch)
     host_writes(20, 0)
-    first = recall.indexer.run_batch()  # nothing to compare yet: no host activity seen
-    assert events == ["maintain"]
-    assert first.rest_seconds == 0
+    first = recall.indexer.run_batch()  # its first half second: as if the host wrote
+    assert first.indexed == 20
+    assert events == ["rest True", "maintain"]  # the batch's rest comes before maintenance
+    assert first.rest_seconds > 0  # and the maintenance step's after it
     events.clear()
+    _quiet(recall, every_batch)
     host_writes(1, 20)  # the host wrote since: it is active
     second = recall.indexer.run_batch()
-    assert second.indexed > 0
-    assert events == ["rest True", "maintain"]  # the batch's rest comes before maintenance
-    assert second.rest_seconds > 0  # and the maintenance step's after it
+    assert second.indexed == 1
+    assert events == ["rest True", "maintain"]
+    assert second.rest_seconds >= every_batch.burst_interval_seconds * 0.9
+    events.clear()
+    _quiet(recall, every_batch)
+    host_writes(1, 21)
+    recall.indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
+    quiet = recall.indexer.run_batch()
+    assert quiet.indexed == 1
+    assert events == ["maintain"]  # full speed: no rests
+    assert quiet.rest_seconds == 0
+    close()
+
+
+def _quiet(recall: ChatRecall, polite: HostYield) -> None:
+    """As if the indexer began, and the host last wrote, long ago."""
+    indexer = recall.indexer
+    indexer._host_since = indexer._host_wrote_at = -polite.quiet_seconds * 10
+
+
+def test_while_the_host_writes_maintenance_waits_for_its_interval_and_for_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The maintenance step is a transaction of its own: while the host writes it runs at
+    most once per `maintain_every_seconds`; when the host is quiet, after every batch."""
+    polite = HostYield(maintain_every_seconds=3600.0)
+    recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, polite)
+    host_writes(20, 0)
+    assert not recall.indexer.run_batch().maintenance_deferred
+    assert events == ["rest True", "maintain"]  # the first batch maintains: none ran yet
+    events.clear()
+    host_writes(1, 20)  # active, and the last step was just now
+    deferred = recall.indexer.run_batch()
+    assert deferred.indexed == 1
+    assert deferred.maintenance_deferred
+    assert events == []  # no maintenance, and the batch's rest is the report's
+    assert deferred.rest_seconds >= polite.min_rest_seconds
+    _quiet(recall, polite)  # the host goes quiet: the next batch maintains, with no rest
+    quiet = recall.indexer.run_batch()
+    assert events == ["maintain"]
+    assert not quiet.maintenance_deferred
+    assert quiet.rest_seconds == 0  # and having written nothing, nothing to rest for
+    close()
+
+
+def test_host_yield_rests_for_its_duty_and_keeps_up_with_a_writing_host() -> None:
+    polite = HostYield(duty=0.02, min_rest_seconds=0.005, batch_cap=64, burst_interval_seconds=0.5)
+    assert polite.rest(0.010, active=False) == 0.0
+    assert polite.rest(0.010, active=True) == pytest.approx(0.49)  # 10 ms of every 500
+    assert polite.rest(0.0, active=True) == 0.005  # never less than a writer's next try
+    assert polite.rest(0.001, active=True, since_burst=0.1) == pytest.approx(0.4)  # the interval
+    assert polite.rest(0.020, active=True, since_burst=0.1) == pytest.approx(0.98)  # the duty
+    assert polite.rest(0.001, active=False, since_burst=0.1) == 0.0
+    assert polite.size(500, active=True) == 64
+    assert polite.size(500, active=False) == 500
+    assert polite.maintains(None, writing=True)
+    assert polite.maintains(0.1, writing=False)
+    assert not polite.maintains(0.1, writing=True)
+    assert polite.maintains(polite.maintain_every_seconds, writing=True)
+
+
+def _two_recalls(tmp_path: Path) -> tuple[ChatRecall, ChatRecall, sqlite3.Connection]:
+    path = tmp_path / "host.db"
+    first = bootstrap.sqlite(path, create_host_schema=True)
+    second = bootstrap.sqlite(path)
+    host = sqlite3.connect(path)
+    host.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (1, 1, 't', 1)")
+    host.executemany(
+        "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, 2)",
+        [(f"message {i}",) for i in range(10)],
+    )
+    host.commit()
+    return first, second, host
+
+
+def test_a_second_indexer_waits_while_the_first_holds_the_queue(tmp_path: Path) -> None:
+    """Two indexers of one database (the app's and `chat-recall index`) would do the same
+    work twice and double the time the host's writes meet an indexer's lock."""
+    first, second, host = _two_recalls(tmp_path)
+    assert first.indexer.run_batch().waiting_for is None
+    waiting = second.indexer.run_batch()
+    assert waiting.waiting_for == f"process {os.getpid()}"
+    assert not waiting.did_work
+    assert waiting.rest_seconds == second.indexer.settings.lease.recheck_seconds
+    first.close()  # ends its claim: the second need not wait for it to run out
+    assert second.indexer.run_batch().waiting_for is None
+    assert second.indexer.run_until_idle().batches >= 1
+    assert second.dirty.backlog().is_empty
     host.close()
-    recall.close()
+    second.close()
+
+
+def test_a_claim_left_by_a_process_that_is_gone_is_overruled(tmp_path: Path) -> None:
+    first, second, host = _two_recalls(tmp_path)
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    gone = f"{socket.gethostname()}:{int(ended.stdout)}:dead"
+    assert first.dirty.claim(gone, 60.0) is None  # as a killed `chat-recall index` left it
+    assert first.indexer.run_batch().waiting_for is None  # overruled at once
+    assert first.indexer.run_batch().indexed == 0  # everything indexed by the first batch
+    assert second.indexer.run_batch().waiting_for == f"process {os.getpid()}"
+    first.close()
+    second.close()
+    host.close()
+
+
+def test_a_claim_of_an_indexer_dropped_without_stop_is_overruled(tmp_path: Path) -> None:
+    first, second, host = _two_recalls(tmp_path)
+    assert first.dirty.claim(f"{socket.gethostname()}:{os.getpid()}:dropped", 60.0) is None
+    assert first.indexer.run_batch().waiting_for is None  # no live indexer has that name
+    first.close()
+    second.close()
+    host.close()
+
+
+def test_index_from_the_terminal_says_it_waits_for_the_apps_indexer(tmp_path: Path) -> None:
+    from chat_recall.adapters.cli.indexing import drain
+
+    first, second, host = _two_recalls(tmp_path)
+    assert first.indexer.run_batch().waiting_for is None
+    host.executemany(
+        "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, 2)",
+        [(f"later {i}",) for i in range(5)],
+    )
+    host.commit()
+    notes: list[str] = []
+
+    class Notes:
+        def update(self, completed: int, total: int | None, detail: str) -> None:
+            notes.append(detail)
+            if len(notes) == 2:  # the app's indexer catches up meanwhile
+                first.indexer.run_until_idle()
+
+        def close(self) -> None:
+            pass
+
+    report = drain(second, Notes())
+    assert report.indexed == 0  # the other indexer did the work
+    assert notes[0] == f"0 messages (another indexer is at work: process {os.getpid()}; waiting)"
+    assert second.dirty.backlog().is_empty
+    first.close()
+    second.close()
+    host.close()

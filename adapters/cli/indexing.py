@@ -57,8 +57,12 @@ def drain(
                 pending, since_count, counted_at = backlog.messages, 0, now
             done = indexed + deleted
             estimate = max(pending - since_count, 0)
-            progress.update(done, done + estimate, f"{done:,} messages")
+            note = f"{done:,} messages"
+            if report.waiting_for is not None:
+                note += f" (another indexer is at work: {report.waiting_for}; waiting)"
+            progress.update(done, done + estimate, note)
     finally:
+        recall.indexer.release_claim()
         progress.close()
     return DrainReport(indexed, deleted, purged, batches, clock() - started, longest)
 

@@ -111,6 +111,7 @@ class InMemoryDatabase:
     deleted_chats: set[ChatId] = attrs.field(factory=set)
     fts: dict[AppId, FtsTable] = attrs.field(factory=dict)
     meta: dict[str, str] = attrs.field(factory=dict)
+    claim: tuple[str, float] | None = None  # the indexer's (`DirtyQueue.claim`)
     quarantine: dict[MessageId, QuarantinedRow] = attrs.field(factory=dict)
     # How the stored created_at values are read (as `HostSchema.timestamps` for SQLite).
     timestamps: TimestampFormat = TimestampFormat.AUTO

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import attrs
 
 from chat_recall.adapters.memory.database import InMemoryDatabase
@@ -76,6 +78,22 @@ class InMemoryDirtyQueue:
                 len(db.dirty_chats),
                 len(db.deleted_messages) + len(db.deleted_chats),
             )
+
+    def claim(self, holder: str, seconds: float, *, overrule: str | None = None) -> str | None:
+        db = self.database
+        with db.lock:
+            now = time.monotonic()  # one process: its monotonic clock is the storage's
+            current = db.claim
+            if current is not None and current[0] not in (holder, overrule) and current[1] > now:
+                return current[0]
+            db.claim = (holder, now + seconds)
+            return None
+
+    def release(self, holder: str) -> None:
+        db = self.database
+        with db.lock:
+            if db.claim is not None and db.claim[0] == holder:
+                db.claim = None
 
     def host_writes(self) -> int | None:
         """Nothing waits for anything in memory: the indexer never needs to make way."""

@@ -14,12 +14,14 @@ from chat_recall.adapters.postgres.migrations import (
     DIRTY_CHATS,
     DIRTY_MESSAGES,
     DOCS,
+    META,
     PURGE,
     QUARANTINE,
     mark_messages,
 )
 from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, MessageId, MessageMarker
 
+CLAIM_KEY = "indexer"
 # Ids marked per transaction by a re-mark (a projection change, a large chat renamed):
 # each chunk is a short transaction, so no host write waits long on a marker row.
 MARK_CHUNK = 5_000
@@ -160,6 +162,41 @@ class PostgresDirtyQueue:
             return Backlog(messages=int(row[0]), chats=int(row[1]), purges=int(row[2]))
 
         return self.database.read(count)
+
+    def claim(self, holder: str, seconds: float, *, overrule: str | None = None) -> str | None:
+        """The claim is a row of `chat_recall_meta` (holder, expiry in epoch seconds by
+        the server's clock), taken by one conditional upsert: the row lock orders two
+        indexers claiming at once."""
+
+        def take(connection: psycopg.Connection[Any]) -> str | None:
+            taken = connection.execute(
+                f"""
+                INSERT INTO {META} AS m (key, value)
+                VALUES ('{CLAIM_KEY}', json_build_array(%(holder)s::text,
+                        extract(epoch FROM clock_timestamp()) + %(seconds)s)::text)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                WHERE m.value::json ->> 0 IN (%(holder)s, %(overrule)s)
+                   OR (m.value::json ->> 1)::float8 <= extract(epoch FROM clock_timestamp())
+                RETURNING 1
+                """,
+                {"holder": holder, "seconds": seconds, "overrule": overrule or holder},
+            ).fetchone()
+            if taken is not None:
+                return None
+            row = connection.execute(
+                f"SELECT value::json ->> 0 FROM {META} WHERE key = '{CLAIM_KEY}'"
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return self.database.write(take)
+
+    def release(self, holder: str) -> None:
+        self.database.write(
+            lambda c: c.execute(
+                f"DELETE FROM {META} WHERE key = '{CLAIM_KEY}' AND value::json ->> 0 = %s",
+                (holder,),
+            )
+        )
 
     def host_writes(self) -> int | None:
         """None: PostgreSQL has no single write lock, so a host write never waits for

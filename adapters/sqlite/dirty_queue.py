@@ -19,6 +19,7 @@ from chat_recall.adapters.sqlite.migrations import (
     DIRTY_CHATS,
     DIRTY_MESSAGES,
     DOCS,
+    META,
     QUARANTINE,
     mark_all_messages_dirty,
 )
@@ -161,6 +162,31 @@ class SqliteDirtyQueue:
             )
         return Backlog(messages=messages, chats=chats, purges=deleted_messages + deleted_chats)
 
+    def claim(self, holder: str, seconds: float, *, overrule: str | None = None) -> str | None:
+        """The claim is a row of `chat_recall_meta` (holder, expiry by SQLite's clock).
+        Looked at on a read connection first: while another indexer holds it, waiting
+        takes no write lock."""
+        with self.database.reading() as connection:
+            other = _live_claim(connection, holder)
+        if other is not None and other != overrule:
+            return other
+        with self.database.writing() as connection:
+            other = _live_claim(connection, holder)
+            if other is not None and other != overrule:
+                return other
+            connection.execute(
+                f"INSERT OR REPLACE INTO {META}(key, value) "
+                f"VALUES ('{CLAIM_KEY}', json_array(?, julianday('now') + ? / 86400.0))",
+                (holder, seconds),
+            )
+        return None
+
+    def release(self, holder: str) -> None:
+        with self.database.writing() as connection:
+            connection.execute(
+                f"DELETE FROM {META} WHERE key = '{CLAIM_KEY}' AND value ->> 0 = ?", (holder,)
+            )
+
     def host_writes(self) -> int | None:
         """SQLite's `data_version` on this thread's writer connection: it moves when
         any other connection commits (this indexer's own commits use this connection)."""
@@ -178,3 +204,16 @@ class SqliteDirtyQueue:
                 (app_id, exclude_chat_id),
             ).fetchone()[0]
         return int(messages) + int(chats)
+
+
+CLAIM_KEY = "indexer"
+
+
+def _live_claim(connection: sqlite3.Connection, holder: str) -> str | None:
+    """The holder of a claim that has not run out, if it is not `holder`."""
+    row = connection.execute(
+        f"SELECT value ->> 0 FROM {META} WHERE key = '{CLAIM_KEY}' "
+        "AND value ->> 1 > julianday('now') AND value ->> 0 IS NOT ?",
+        (holder,),
+    ).fetchone()
+    return None if row is None else str(row[0])
