@@ -127,14 +127,18 @@ class SqliteMessageRepo:
             ).fetchall()
             codec = self.database.codec(connection)
         found = []
+        chats: dict[tuple[object, ...], Chat] = {}  # a batch holds many messages per chat
         for row in rows:
-            chat = Chat.from_host(
-                ChatId(int(row[1])),
-                AppId(int(row[8])),
-                host_value(row[9], row[10], codec),
-                None,
-                s.timestamps,
-            )
+            key = (row[1], row[8], row[9], row[10])
+            chat = chats.get(key)
+            if chat is None:
+                chat = chats[key] = Chat.from_host(
+                    ChatId(int(row[1])),
+                    AppId(int(row[8])),
+                    host_value(row[9], row[10], codec),
+                    None,
+                    s.timestamps,
+                )
             message = self._message(row, codec)
             found.append(SourceRow(message, chat.app_id, chat.title, chat.title_problem))
         return found
