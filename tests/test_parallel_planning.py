@@ -355,6 +355,20 @@ def test_a_planning_process_that_dies_falls_back_without_losing_a_marker(
         assert snapshot(recall) == in_process
 
 
+def test_a_planning_process_that_cannot_start_falls_back(
+    history: Path,
+    tmp_path: Path,
+    in_process: tuple[object, ...],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "executable", shutil.which("false") or "/bin/false")
+    with opened(history, tmp_path, PARALLEL) as recall:
+        recall.indexer.run_until_idle()
+        planning = recall.indexer.planning
+        assert (planning.failures, planning.planned_apart, planning.processes) == (1, 0, 0)
+        assert snapshot(recall) == in_process
+
+
 def test_closing_the_facade_ends_the_planning_processes(history: Path, tmp_path: Path) -> None:
     recall = opened(history, tmp_path, PARALLEL)
     planning = recall.indexer.planning
