@@ -35,6 +35,8 @@ from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.migrations import APPS, FTS_TOKENIZER, fts_table_name
+from chat_recall.application.indexer import IndexerSettings
+from chat_recall.application.planning import PlanningSettings
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.indexing import build_document
@@ -475,11 +477,12 @@ def run(
     repeats: int = 30,
     profile: str = "standard",
     engine: Engine = Engine.SQLITE,
+    planning: PlanningSettings | None = None,
 ) -> dict[str, Any]:
     directory = Path(tempfile.mkdtemp(prefix="chat-recall-bench-"))
     path = directory / "fixture.db"
     try:
-        return _run(directory, path, messages, out, repeats, profile, engine)
+        return _run(directory, path, messages, out, repeats, profile, engine, planning)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -492,6 +495,7 @@ def _run(
     repeats: int,
     profile: str,
     engine: Engine,
+    planning: PlanningSettings | None = None,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     manifest = generate(path, messages=messages, profile=profile)
@@ -502,7 +506,8 @@ def _run(
     ).fetchone()[0]
     connection.close()
     started = time.perf_counter()
-    recall = bootstrap.sqlite(path, engine=engine)
+    settings = IndexerSettings(planning=planning or PlanningSettings())
+    recall = bootstrap.sqlite(path, engine=engine, settings=settings)
     install = time.perf_counter() - started
     results: dict[str, Any] = {
         "profile": profile,
@@ -652,6 +657,13 @@ def main() -> None:
         "fixture copied into PostgreSQL (tests/benchmarks/scale_postgres)",
     )
     parser.add_argument(
+        "--planning-processes",
+        type=int,
+        default=None,
+        help="processes that plan backfill batches ahead (0: plan in the indexer's own "
+        "process; default: PlanningSettings' default)",
+    )
+    parser.add_argument(
         "--dsn", default=None, help="postgres: a server to use (default: start a throwaway one)"
     )
     parser.add_argument(
@@ -679,7 +691,16 @@ def main() -> None:
     engine = Engine(arguments.engine)
     suffix = "" if engine is Engine.SQLITE else f"-{engine.value}"
     out = arguments.out or Path(f"bench-results/scale-{arguments.profile}{suffix}.json")
-    print_table(run(arguments.messages, out, arguments.repeats, arguments.profile, engine))
+    planning = PlanningSettings(
+        processes=(
+            PlanningSettings().processes
+            if arguments.planning_processes is None
+            else arguments.planning_processes
+        )
+    )
+    print_table(
+        run(arguments.messages, out, arguments.repeats, arguments.profile, engine, planning)
+    )
 
 
 if __name__ == "__main__":
