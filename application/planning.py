@@ -72,12 +72,15 @@ def _log() -> logging.Logger:
 @attrs.frozen
 class PlanningSettings:
     """`processes`: how many planning processes a backfill uses (0: always plan in the
-    indexer's own process). `min_backlog`: they are started only while at least this
-    many messages await indexing (a process costs ~0.2 s of CPU to start);
+    indexer's own process). Off by default: at 1M heavy messages a lock probe saw more
+    of our write transactions over 25 ms with it (12 vs 6 of ~6,000, COMMITs that ran a
+    WAL checkpoint; ARCHITECTURE.md, "What scale took"). `min_backlog`: they are
+    started only while at least this many messages await indexing (a process costs
+    ~0.2 s of CPU to start);
     `recheck_batches`: how often, in batches, an indexer planning in its own process
     counts the backlog again; `write_budget_seconds`, `gap_seconds`: see below."""
 
-    processes: int = 1
+    processes: int = 0
     min_backlog: int = 5_000
     recheck_batches: int = 64
     # While batches are planned ahead, a batch's size adapts to its write alone, against
