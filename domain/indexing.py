@@ -215,8 +215,8 @@ class HostYield:
     `maintain_every_seconds`, after a rest of its own. A quiet host gets full speed."""
 
     quiet_seconds: float = 0.5
-    burst_interval_seconds: float = 0.5
-    batch_cap: int = 64
+    burst_interval_seconds: float = 1.0
+    batch_cap: int = 128
     duty: float = 0.02
     min_rest_seconds: float = 0.005
     maintain_every_seconds: float = 5.0
