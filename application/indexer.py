@@ -256,7 +256,7 @@ class Indexer:
                 # this one too: a host write that waited for the batch gets the lock before
                 # the maintenance step takes it again (back to back, its busy handler's
                 # next try would find the lock taken a second time).
-                self._stopping.wait(polite.rest(duration, active=True))
+                self._stopping.wait(polite.rest(duration, active=True, writing=writing))
             elif markers and planned is not None:
                 # Batches planned ahead follow one another closely: a gap between the
                 # batch and its maintenance step lets a writer that started meanwhile in
@@ -272,7 +272,7 @@ class Indexer:
         rest = 0.0  # nothing written: nothing to make way for
         if markers or maintenance.reclaimed:
             since_burst = self.clock.monotonic() - started
-            rest = polite.rest(busy, active=active, since_burst=since_burst)
+            rest = polite.rest(busy, active=active, writing=writing, since_burst=since_burst)
         report = BatchReport(
             indexed=len(batch.upserts),
             deleted=len(batch.deletes),

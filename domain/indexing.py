@@ -203,8 +203,7 @@ class HostYield:
     which is the share of time the indexer holds the lock; on a small machine the CPU
     the indexer takes counts too.
 
-    While the host has written within `quiet_seconds` (and in this indexer's first
-    `quiet_seconds`, before there is anything to compare), the indexer works in bursts:
+    While the host has written within `quiet_seconds`, the indexer works in bursts:
     a batch starts at most every `burst_interval_seconds` and takes at most `batch_cap`
     messages (what the host wrote meanwhile, in one transaction: a transaction's fixed
     cost, which under GIL contention in the host's process is most of it, is paid once
@@ -212,7 +211,9 @@ class HostYield:
     rest is never shorter than `min_rest_seconds` (a gap a waiting writer's next try can
     use). The maintenance step (reclaiming deleted documents, merging index segments)
     is one more transaction: while the host writes it runs at most once per
-    `maintain_every_seconds`, after a rest of its own. A quiet host gets full speed."""
+    `maintain_every_seconds`, after a rest of its own. In an indexer's first
+    `quiet_seconds`, before there is anything to compare, batches are capped and
+    separated by `min_rest_seconds` only. A quiet host gets full speed."""
 
     quiet_seconds: float = 0.5
     burst_interval_seconds: float = 1.0
@@ -224,12 +225,23 @@ class HostYield:
     def size(self, size: int, *, active: bool) -> int:
         return min(size, self.batch_cap) if active else size
 
-    def rest(self, busy_seconds: float, *, active: bool, since_burst: float | None = None) -> float:
+    def rest(
+        self,
+        busy_seconds: float,
+        *,
+        active: bool,
+        writing: bool = True,
+        since_burst: float | None = None,
+    ) -> float:
         """Seconds to rest after `busy_seconds` of work. `since_burst`, for the last rest
         of a batch: seconds since the batch began (the rest also fills the burst
-        interval)."""
+        interval). Active but not `writing` (an indexer's first `quiet_seconds`, before
+        it can tell): small batches with short gaps only, so a run on a quiet host does
+        not start with a second of rests."""
         if not active:
             return 0.0
+        if not writing:
+            return self.min_rest_seconds
         rest = max(self.min_rest_seconds, busy_seconds * (1.0 - self.duty) / self.duty)
         if since_burst is not None:
             rest = max(rest, self.burst_interval_seconds - since_burst)

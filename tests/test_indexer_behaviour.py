@@ -127,10 +127,10 @@ def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_res
     every_batch = HostYield(maintain_every_seconds=0.0)
     recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, every_batch)
     host_writes(20, 0)
-    first = recall.indexer.run_batch()  # its first half second: as if the host wrote
+    first = recall.indexer.run_batch()  # its first half second: small batches, short gaps
     assert first.indexed == 20
-    assert events == ["rest True", "maintain"]  # the batch's rest comes before maintenance
-    assert first.rest_seconds > 0  # and the maintenance step's after it
+    assert events == ["rest True", "maintain"]  # a gap comes before maintenance
+    assert first.rest_seconds == every_batch.min_rest_seconds  # not a burst's interval
     events.clear()
     _quiet(recall, every_batch)
     host_writes(1, 20)  # the host wrote since: it is active
@@ -188,6 +188,8 @@ def test_host_yield_rests_for_its_duty_and_keeps_up_with_a_writing_host() -> Non
     assert polite.rest(0.001, active=True, since_burst=0.1) == pytest.approx(0.4)  # the interval
     assert polite.rest(0.020, active=True, since_burst=0.1) == pytest.approx(0.98)  # the duty
     assert polite.rest(0.001, active=False, since_burst=0.1) == 0.0
+    # an indexer's first half second (not yet known whether the host writes): short gaps
+    assert polite.rest(0.020, active=True, writing=False, since_burst=0.1) == 0.005
     assert polite.size(500, active=True) == 64
     assert polite.size(500, active=False) == 500
     assert polite.maintains(None, writing=True)
