@@ -547,17 +547,21 @@ def new_holder() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
+def _host_and_pid(holder: str) -> tuple[str, str]:
+    """The machine and process a `new_holder` name says ("", holder for another form)."""
+    host, _, pid = holder.rpartition(":")[0].rpartition(":")
+    return (host, pid) if host else ("", holder)
+
+
 def describe_holder(holder: str) -> str:
-    host, _, rest = holder.rpartition(":")[0].rpartition(":")
-    pid = rest if host else holder
-    here = host == socket.gethostname()
-    return f"process {pid}" if here else f"process {pid} on {host}"
+    host, pid = _host_and_pid(holder)
+    return f"process {pid}" if host == socket.gethostname() else f"process {pid} on {host}"
 
 
 def holder_gone(holder: str) -> bool:
     """Whether the indexer named by `holder` is known to be gone: its process, on this
     machine, has ended, or it was of this process and no longer exists."""
-    host, _, pid_text = holder.rpartition(":")[0].rpartition(":")
+    host, pid_text = _host_and_pid(holder)
     if host != socket.gethostname() or not pid_text.isdigit():
         return False  # another machine's: its claim runs out
     pid = int(pid_text)
