@@ -465,7 +465,9 @@ def uninstall(connection: sqlite3.Connection, damaged: frozenset[str] = frozense
             return
         try:
             connection.execute(f"DROP {kind} IF EXISTS {quote(name)}")
-        except sqlite3.DatabaseError as error:
+        # MemoryError: SQLITE_NOMEM, as a damaged record asking for a huge size reports
+        # (Python raises it, not sqlite3.Error): the object is as damaged as any other.
+        except (sqlite3.DatabaseError, MemoryError) as error:
             raise DropFailed(name) from error
         dropped.append(name)
 

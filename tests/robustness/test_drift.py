@@ -321,3 +321,27 @@ def test_a_check_that_runs_out_of_memory_is_a_finding_not_a_crash() -> None:
 
     [finding] = _guarded("integrity", exhausted)
     assert (finding.problem, finding.fix) == (NO_MEMORY, "rebuild")
+
+
+def test_a_drop_that_runs_out_of_memory_counts_as_damage_not_a_crash() -> None:
+    """SQLITE_NOMEM (Python's MemoryError) from a DROP on randomised structure damage:
+    the object is treated as damaged, so uninstall rolls back and forces it out."""
+    import sqlite3 as driver
+
+    from chat_recall.adapters.sqlite import migrations
+
+    class Exhausted:
+        def __init__(self, connection: driver.Connection) -> None:
+            self.connection = connection
+
+        def execute(self, sql: str, *parameters: object) -> driver.Cursor:
+            if sql.startswith("DROP TRIGGER"):
+                raise MemoryError
+            return self.connection.execute(sql, *parameters)
+
+    connection = driver.connect(":memory:")
+    connection.execute("CREATE TABLE host(x)")
+    connection.execute("CREATE TRIGGER chat_recall_t AFTER INSERT ON host BEGIN SELECT 1; END")
+    with pytest.raises(migrations.DropFailed) as failed:
+        migrations.uninstall(Exhausted(connection))  # type: ignore[arg-type]
+    assert failed.value.name == "chat_recall_t"
