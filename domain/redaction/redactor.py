@@ -5,8 +5,9 @@ Python's regular expressions try the branches of an alternation one after anothe
 every position, so matching fifty key shapes and a dozen named forms directly costs
 fifty tries per character. Instead:
 
-1. one expression, a trie of literals, finds in the lower-cased text every anchor a
-   rule can start with (`sk-`, `ghp_`, `akia`, `eyj`, ...), every trigger of a named
+1. one search for literals (`LiteralSearch`: a trie, tried only where a literal's
+   rarest character stands) finds in the lower-cased text every anchor a rule can
+   start with (`sk-`, `ghp_`, `akia`, `eyj`, ...), every trigger of a named
    form (`pass`, `token`, `api_key`, `authorization`, `bearer`, `--`, ...) and the
    words that make a 40-character string an AWS secret key ("aws", "amazon", a key id);
 2. only at those hits are the rules matched, on the original text, case-sensitive, with
@@ -33,7 +34,7 @@ import attrs
 
 from chat_recall.domain.redaction import assignments
 from chat_recall.domain.redaction.checks import is_jwt, looks_random
-from chat_recall.domain.redaction.literals import lazy, literal_trie
+from chat_recall.domain.redaction.literals import LiteralSearch, lazy
 from chat_recall.domain.redaction.policy import RedactionPolicy
 from chat_recall.domain.redaction.rules import Check, SecretRule, placeholder
 
@@ -134,9 +135,9 @@ class Redactor:
     _aws_rules: tuple[_Rule, ...]
     _searched: tuple[_Rule, ...]
     _search: re.Pattern[str] | None
-    # The trie of every literal, once compiled (`_triggers`): a one-element cell, empty
-    # until a text first needs it.
-    _trie: list[re.Pattern[str]] = attrs.field(factory=list, eq=False, repr=False)
+    # The search for every literal, once compiled (`_triggers`): a one-element cell,
+    # empty until a text first needs it.
+    _trie: list[LiteralSearch] = attrs.field(factory=list, eq=False, repr=False)
 
     @classmethod
     def of(cls, policy: RedactionPolicy) -> Redactor:
@@ -211,10 +212,10 @@ class Redactor:
             for match in _URL_PASSWORD().finditer(text):
                 yield _Span(match.start("secret"), match.end("secret"), "password", _URL)
 
-    def _triggers(self) -> re.Pattern[str]:
-        """One expression that finds every literal, compiled on first use."""
+    def _triggers(self) -> LiteralSearch:
+        """The search that finds every literal, compiled on first use."""
         if not self._trie:
-            self._trie.append(re.compile(literal_trie(self._actions)))
+            self._trie.append(LiteralSearch.of(self._actions))
         return self._trie[0]
 
     def _triggered(self, text: str, lowered: str) -> Iterator[_Span]:
