@@ -102,21 +102,27 @@ def redact_title(title: str | None, policy: MarkupPolicy = DEFAULT_POLICY) -> Re
 
 
 def _project(message: MessageText, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:
-    renderer = _Renderer(mode, Redactor.of(policy.redaction))
+    redactor = Redactor.of(policy.redaction)
+    counts: Counter[str] | None = None  # what rendering redacted (clipped values)
     if message.role is Role.USER:
         raw = valid_unicode(message.content)
     else:
+        renderer = _Renderer(mode, redactor)
         raw = valid_unicode("\n".join(renderer.render(scan(message.content, policy))))
+        counts = renderer.counts
     normalise = collapse_whitespace if mode is ProjectionMode.SEARCH else tidy_lines
-    windowed = _windowed(raw, renderer.redactor, normalise, mode)
+    windowed = _windowed(raw, redactor, normalise, mode)
+    found: Mapping[str, int]
     if windowed is None:
-        redaction = renderer.redactor.redact(raw)
-        renderer.counts.update(redaction.counts)
+        redaction = redactor.redact(raw)
+        found = redaction.counts
         text = normalise(redaction.text)
     else:
-        text, counts = windowed
-        renderer.counts.update(counts)
-    return Projection.bounded(text, dict(sorted(renderer.counts.items())))
+        text, found = windowed
+    if counts:
+        counts.update(found)
+        found = counts
+    return Projection.bounded(text, dict(sorted(found.items())) if found else None)
 
 
 Normalise = Callable[[str], str]

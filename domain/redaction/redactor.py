@@ -326,6 +326,8 @@ def _compiled(policy: RedactionPolicy) -> Redactor:
 
 def assemble(text: str, spans: list[Span], start: int, end: int) -> Redaction:
     """`text[start:end]` with `spans` (merged, in order, inside the range) replaced."""
+    if not spans:  # most texts hold no credential
+        return Redaction(text[start:end])
     pieces: list[str] = []
     counts: Counter[str] = Counter()
     position = start
