@@ -176,6 +176,12 @@ class Unreadable(Exception):
 
 def unix_seconds(value: HostValue, timestamps: TimestampFormat) -> int:
     """A stored time as Unix seconds, or Unreadable."""
+    if type(value) is int and timestamps is not TimestampFormat.ISO_8601:
+        # The common case, a stored integer, without the conversions below.
+        milliseconds = timestamps is TimestampFormat.UNIX_MILLISECONDS or (
+            timestamps is TimestampFormat.AUTO and abs(value) >= MILLISECONDS_FROM
+        )
+        return _in_range(value // 1000 if milliseconds else value)
     if value is None:
         raise Unreadable(UnreadableReason.TIMESTAMP_MISSING)
     if isinstance(value, InvalidText | CutText | bytes):

@@ -91,7 +91,10 @@ class StoredMessage:
         """A message from its stored values, through the one conversion every adapter
         uses."""
         text, content_problem = _read(content_text, content)
-        seconds, time_problem = _read(lambda value: unix_seconds(value, timestamps), created_at)
+        try:  # not through `_read`: a closure per message costs more than the time itself
+            seconds, time_problem = unix_seconds(created_at, timestamps), None
+        except Unreadable as unreadable:
+            seconds, time_problem = None, unreadable.reason
         return cls(
             id,
             chat_id,

@@ -44,6 +44,7 @@ from chat_recall.domain.model import (
 )
 
 KNOWN_ROLES = Role.values()
+_ROLES = {role.value: role for role in Role}  # a lookup, cheaper than calling the enum
 
 
 @attrs.define
@@ -248,7 +249,7 @@ class SqliteMessageRepo:
         return StoredMessage.from_host(
             id=int(row[0]),  # type: ignore[call-overload]
             chat_id=int(row[1]),  # type: ignore[call-overload]
-            role=Role(row[2]),
+            role=_ROLES[row[2]],  # type: ignore[index]
             content=host_value(row[3], row[4], codec),  # type: ignore[arg-type]
             created_at=host_value(row[5], row[6], codec),  # type: ignore[arg-type]
             is_compaction_summary=bool(row[7]),

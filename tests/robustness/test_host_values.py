@@ -151,3 +151,29 @@ def test_a_cut_text_drops_the_characters_and_words_its_cut_splits() -> None:
     cut = CutText.of(long)
     assert isinstance(cut, CutText)
     assert cut.size == len(long)
+
+
+def _reading(value: HostValue, timestamps: TimestampFormat) -> int | R:
+    try:
+        return unix_seconds(value, timestamps)
+    except Unreadable as unreadable:
+        return unreadable.reason
+
+
+@given(
+    st.one_of(
+        st.integers(),
+        st.integers(MIN_SECONDS * 1000 - 5, MAX_SECONDS * 1000 + 5),
+        st.sampled_from([MILLISECONDS_FROM - 1, MILLISECONDS_FROM, -MILLISECONDS_FROM]),
+        st.sampled_from([MIN_SECONDS - 1, MIN_SECONDS, MAX_SECONDS, MAX_SECONDS + 1]),
+    ),
+    st.sampled_from(TimestampFormat),
+)
+def test_a_stored_integer_reads_as_the_same_number_stored_as_text(
+    value: int, timestamps: TimestampFormat
+) -> None:
+    """Integers take a shortcut past the general conversion: same time, same reason."""
+    expected = _reading(f" {value} ", timestamps)
+    if timestamps is ISO:
+        expected = R.TIMESTAMP_UNPARSEABLE  # a number is never an ISO 8601 text
+    assert _reading(value, timestamps) == expected
