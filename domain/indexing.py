@@ -66,13 +66,21 @@ def index_entry(
     `title` is `IndexedTitle.of(row.title, policy)` when the caller has it already (a
     batch holds many messages of one chat). Raises `Unreadable` for a row whose stored
     values cannot be read."""
+    document, redactions = _document(row, policy, title)
+    return IndexEntry(document, redactions)
+
+
+def _document(
+    row: SourceRow, policy: MarkupPolicy, title: IndexedTitle | None
+) -> tuple[IndexDocument | None, int]:
+    """`index_entry` as a pair (`plan_batch` needs no entry object per message)."""
     message = row.message
     if row.problem is not None:
         raise Unreadable(row.problem)
     assert message.created_at is not None  # no time_problem
-    projection = projections.project_for_search(message.text, policy)
+    projection = projections.project_content_for_search(message.role, message.content, policy)
     if projection.is_empty:
-        return IndexEntry(None)
+        return None, 0
     title = title or IndexedTitle.of(row.title, policy)
     document = IndexDocument(
         message_id=message.id,
@@ -85,7 +93,7 @@ def index_entry(
         title=title.text,
         body=index_text(projection.text),
     )
-    return IndexEntry(document, projection.redacted + title.redactions)
+    return document, projection.redacted + title.redactions
 
 
 def build_document(row: SourceRow, policy: MarkupPolicy) -> IndexDocument | None:
@@ -118,12 +126,12 @@ def plan_batch(
         row = rows.get(marker.id)
         try:
             if row is None:
-                entry = IndexEntry(None)
+                document, found = None, 0
             else:
                 title = titles.get(row.title)
                 if title is None:
                     title = titles[row.title] = IndexedTitle.of(row.title, policy)
-                entry = index_entry(row, policy, title)
+                document, found = _document(row, policy, title)
         except Unreadable as problem:
             assert row is not None
             quarantined.append(set_aside(row, problem.reason))
@@ -132,11 +140,11 @@ def plan_batch(
             assert row is not None
             quarantined.append(set_aside(row, UnreadableReason.PROJECTION_FAILED))
             continue
-        redactions += entry.redactions
-        if entry.document is None:
+        redactions += found
+        if document is None:
             deletes.append(marker.id)
         else:
-            upserts.append(entry.document)
+            upserts.append(document)
     return IndexBatch(
         tuple(upserts), tuple(deletes), tuple(markers), tuple(quarantined), redactions
     )

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from chat_recall.domain.redaction import DEFAULT_REDACTION, RedactionPolicy
+from chat_recall.domain.redaction import DEFAULT_REDACTION, RedactionPolicy, Redactor
 
 
 class TagClass(enum.Enum):
@@ -195,6 +195,12 @@ class MarkupPolicy:
         """The scanner's expression for the next recognised tag (`_tag_start`), compiled
         on first use: a command that projects nothing (a search) never compiles it."""
         return _tag_start(self)
+
+    @functools.cached_property
+    def redactor(self) -> Redactor:
+        """`Redactor.of(self.redaction)`, looked up once per policy rather than once per
+        projection (the lookup hashes the redaction policy)."""
+        return Redactor.of(self.redaction)
 
     def recognises(self, name: str) -> bool:
         return name in self.rules or self.tag_pattern.fullmatch(name) is not None

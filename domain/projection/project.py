@@ -87,42 +87,55 @@ class Projection:
 
 def project_for_search(message: MessageText, policy: MarkupPolicy = DEFAULT_POLICY) -> Projection:
     """The text the search index holds for a message."""
-    return _project(message, policy, ProjectionMode.SEARCH)
+    return _project(message.role, message.content, policy, ProjectionMode.SEARCH)
+
+
+def project_content_for_search(
+    role: Role, content: str, policy: MarkupPolicy = DEFAULT_POLICY
+) -> Projection:
+    """`project_for_search` of a message given by its role and content (the indexer
+    reads them off a stored message; a `MessageText` per message costs as much as a
+    tenth of a short message's projection)."""
+    return _project(role, content, policy, ProjectionMode.SEARCH)
 
 
 def project_for_read(message: MessageText, policy: MarkupPolicy = DEFAULT_POLICY) -> Projection:
     """The text read_chat returns for a message: line structure and concise summaries."""
-    return _project(message, policy, ProjectionMode.READ)
+    return _project(message.role, message.content, policy, ProjectionMode.READ)
 
 
 def redact_title(title: str | None, policy: MarkupPolicy = DEFAULT_POLICY) -> Redaction:
     """A chat title as it may be indexed and returned: valid Unicode, credentials
     redacted (titles are searchable and shown)."""
-    return Redactor.of(policy.redaction).redact(valid_unicode(title or ""))
+    return policy.redactor.redact(valid_unicode(title or ""))
 
 
-def _project(message: MessageText, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:
-    redactor = Redactor.of(policy.redaction)
+def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:
+    redactor = policy.redactor
     counts: Counter[str] | None = None  # what rendering redacted (clipped values)
-    if message.role is Role.USER:
-        raw = valid_unicode(message.content)
+    if role is Role.USER:
+        raw = valid_unicode(content)
     else:
         renderer = _Renderer(mode, redactor)
-        raw = valid_unicode("\n".join(renderer.render(scan(message.content, policy))))
+        raw = valid_unicode("\n".join(renderer.render(scan(content, policy))))
         counts = renderer.counts
     normalise = collapse_whitespace if mode is ProjectionMode.SEARCH else tidy_lines
     windowed = _windowed(raw, redactor, normalise, mode)
-    found: Mapping[str, int]
+    found: Mapping[str, int] = {}
     if windowed is None:
-        redaction = redactor.redact(raw)
-        found = redaction.counts
-        text = normalise(redaction.text)
+        spans = redactor.spans(raw)
+        if spans:
+            redaction = assemble(raw, spans, 0, len(raw))
+            raw, found = redaction.text, redaction.counts
+        text = normalise(raw)
     else:
         text, found = windowed
     if counts:
         counts.update(found)
         found = counts
-    return Projection.bounded(text, dict(sorted(found.items())) if found else None)
+    # What `Projection.bounded` gives, without copying the counts once more.
+    capped, truncated = cap_utf8(text, PROJECTION_MAX_BYTES, PROJECTION_TAIL_BYTES)
+    return Projection(capped, truncated, dict(sorted(found.items())) if found else {})
 
 
 Normalise = Callable[[str], str]

@@ -196,21 +196,28 @@ class Redactor:
         """The values to replace, in text order, merged, allow-listed ones left out."""
         if not text:
             return []
+        found = self._spans(text)
+        if not found:  # most texts
+            return []
         allowed = self.policy.allowed_values
-        found = [s for s in self._spans(text) if text[s.start : s.end] not in allowed]
+        if allowed:
+            found = [s for s in found if text[s.start : s.end] not in allowed]
         return list(_merged(found)) if found else []
 
-    def _spans(self, text: str) -> Iterator[_Span]:
-        lowered = _lowered(text)
-        yield from self._triggered(text, lowered)
+    def _spans(self, text: str) -> list[_Span]:
+        """Every span found, unmerged, in the order the checks find them (a list, not a
+        chain of generators: most texts yield nothing, and each layer costs)."""
+        found: list[_Span] = []
+        self._triggered(text, _lowered(text), found)
         if self._search is not None:
-            yield from self._searched_spans(text)
+            found.extend(self._searched_spans(text))
         if "-----BEGIN" in text or "Private-Lines:" in text:
             for match in _KEY_BLOCK().finditer(text):
-                yield _Span(match.start(), match.end(), "private-key", _KEY)
+                found.append(_Span(match.start(), match.end(), "private-key", _KEY))
         if "://" in text:
             for match in _URL_PASSWORD().finditer(text):
-                yield _Span(match.start("secret"), match.end("secret"), "password", _URL)
+                found.append(_Span(match.start("secret"), match.end("secret"), "password", _URL))
+        return found
 
     def _triggers(self) -> LiteralSearch:
         """The search that finds every literal, compiled on first use."""
@@ -218,7 +225,7 @@ class Redactor:
             self._trie.append(LiteralSearch.of(self._actions))
         return self._trie[0]
 
-    def _triggered(self, text: str, lowered: str) -> Iterator[_Span]:
+    def _triggered(self, text: str, lowered: str, found: list[_Span]) -> None:
         if (
             len(lowered) <= _SHORT
             and not self._trie
@@ -241,12 +248,12 @@ class Redactor:
                     match = action.pattern.match(text, at)
                     span = None if match is None else action.accepted(match, text)
                     if span is not None:
-                        yield span
+                        found.append(span)
                         resume, matched_rule = span.end, True
                 elif action == _FORM:
                     finding = assignments.find_at(text, lowered, at)
                     if finding is not None and finding.kind not in disabled:
-                        yield _Span(finding.start, finding.end, finding.kind, _NAMED)
+                        found.append(_Span(finding.start, finding.end, finding.kind, _NAMED))
                 else:
                     start, end = max(0, at - reach), hit.end() + reach
                     if aws_windows and start <= aws_windows[-1][1]:
@@ -258,7 +265,7 @@ class Redactor:
                 for match in rule.pattern.finditer(text, start, min(end, len(text))):
                     span = rule.accepted(match, text)
                     if span is not None:
-                        yield span
+                        found.append(span)
 
     def _searched_spans(self, text: str) -> Iterator[_Span]:
         """Unanchored host rules: the leftmost candidate of their combined search; if

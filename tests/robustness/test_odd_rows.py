@@ -200,14 +200,14 @@ def test_a_projection_failure_quarantines_only_that_row(
 ) -> None:
     from chat_recall.domain import indexing
 
-    real = indexing.projections.project_for_search
+    real = indexing.projections.project_content_for_search
 
-    def fragile(text: Any, policy: Any) -> Any:
-        if "POISON" in text.content:
+    def fragile(role: Any, content: Any, policy: Any) -> Any:
+        if "POISON" in content:
             raise RecursionError("a projection bug")
-        return real(text, policy)
+        return real(role, content, policy)
 
-    monkeypatch.setattr(indexing.projections, "project_for_search", fragile)
+    monkeypatch.setattr(indexing.projections, "project_content_for_search", fragile)
     recall = storage.open()
     chat_id, ids = seed(recall)
     poison = recall.host.add_message(chat_id, Role.USER, "POISON sessions", SECONDS + 5)
