@@ -137,6 +137,7 @@ class Indexer:
     opener: MessageRepoOpener | None = None
     _planning: BatchPlanning = attrs.field(init=False)
     _batch_size: int = attrs.field(init=False, default=0)
+    _writing_size: int = attrs.field(init=False, default=0)  # while the host writes
     # Telemetry's backlog figure: counted exactly at start and every BACKLOG_RECOUNT
     # batches, estimated in between (an exact count scans the marker table).
     _backlog_estimate: int = attrs.field(init=False, default=0)
@@ -163,6 +164,7 @@ class Indexer:
 
     def __attrs_post_init__(self) -> None:
         self._batch_size = self.settings.sizing.initial
+        self._writing_size = self.settings.host_yield.first_size
         self._planning = BatchPlanning(
             self.dirty, self.repo, self.policy, self.settings.planning, self.opener
         )
@@ -203,14 +205,17 @@ class Indexer:
         return report
 
     def _run_batch(self) -> BatchReport:
-        if not self._prepared:
-            self.prepare()
         started = self.clock.monotonic()
         waiting_for = self._claim(started)
         if waiting_for is not None:
             return BatchReport(
                 rest_seconds=self.settings.lease.recheck_seconds, waiting_for=waiting_for
             )
+        if not self._prepared:
+            # Under the claim: an indexer waiting for another one (`chat-recall index`
+            # while the app's indexer works) neither scans for orphans nor removes them.
+            self.prepare()
+            started = self.clock.monotonic()
         active, writing = self._host_activity(started)
         polite = self.settings.host_yield
         expanded = 0
@@ -218,7 +223,9 @@ class Indexer:
         for marker in self.dirty.pending_chats(chats):
             self.dirty.expand_chat(marker)
             expanded += 1
-        size = polite.size(self._batch_size, active=active)
+        # While the host writes (or may: an indexer's first half second), the size adapts
+        # to the transaction's length alone (`HostYield.sizing`).
+        size = self._writing_size if active else self._batch_size
         waiting = self.clock.monotonic()
         planned = self._planning.next(size, careful=active)
         planned_ahead = 0.0
@@ -236,18 +243,24 @@ class Indexer:
             projection, planned_ahead = 0.0, planned.seconds
             started += self.clock.monotonic() - waiting
         apps = {document.app_id for document in batch.upserts}
+        writing_started = self.clock.monotonic()
         if markers:
             self.progress.begin(apps)
             try:
                 batch = self._write(batch)
             finally:
                 self.progress.end(apps)
-        duration = self.clock.monotonic() - started
-        sizing = self.settings.sizing
-        if planned is not None:
-            budget = self.settings.planning.write_budget_seconds
-            sizing = attrs.evolve(sizing, budget_seconds=budget)
-        self._batch_size = sizing.next_size(size, duration, full=len(markers) == size)
+        ended = self.clock.monotonic()
+        duration = ended - started
+        full = len(markers) == size
+        if active:
+            self._writing_size = polite.sizing().next_size(size, ended - writing_started, full=full)
+        else:
+            sizing = self.settings.sizing
+            if planned is not None:
+                budget = self.settings.planning.write_budget_seconds
+                sizing = attrs.evolve(sizing, budget_seconds=budget)
+            self._batch_size = sizing.next_size(size, duration, full=full)
         last = self._maintained_at
         deferred = not polite.maintains(None if last is None else started - last, writing=writing)
         if not deferred:
@@ -257,11 +270,11 @@ class Indexer:
                 # the maintenance step takes it again (back to back, its busy handler's
                 # next try would find the lock taken a second time).
                 self._stopping.wait(polite.rest(duration, active=True, writing=writing))
-            elif markers and planned is not None:
-                # Batches planned ahead follow one another closely: a gap between the
-                # batch and its maintenance step lets a writer that started meanwhile in
-                # (at 1M heavy messages the two back to back held the lock 25-29 ms).
-                self._stopping.wait(self.settings.planning.gap_seconds)
+            elif markers:
+                # A quiet host: a gap between the batch and its maintenance step lets a
+                # writer that arrived meanwhile in (back to back, at 1M heavy messages the
+                # two held the lock 25-35 ms, 8 of the 10 spans over 25 ms a probe saw).
+                self._stopping.wait(polite.gap_seconds)
             maintaining = self.clock.monotonic()
             maintenance = self.index.maintain()
             self._maintained_at = self.clock.monotonic()

@@ -126,25 +126,30 @@ def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_res
     again by the maintenance step; a rest between them lets it in first."""
     every_batch = HostYield(maintain_every_seconds=0.0)
     recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, every_batch)
-    host_writes(20, 0)
+    host_writes(16, 0)
     first = recall.indexer.run_batch()  # its first half second: small batches, short gaps
-    assert first.indexed == 20
+    assert first.indexed == 16
     assert events == ["rest True", "maintain"]  # a gap comes before maintenance
     assert first.rest_seconds == every_batch.min_rest_seconds  # not a burst's interval
     events.clear()
     _quiet(recall, every_batch)
-    host_writes(1, 20)  # the host wrote since: it is active
+    host_writes(1, 16)  # the host wrote since: it is active
     second = recall.indexer.run_batch()
     assert second.indexed == 1
     assert events == ["rest True", "maintain"]
     assert second.rest_seconds >= every_batch.burst_interval_seconds * 0.9
     events.clear()
     _quiet(recall, every_batch)
-    host_writes(1, 21)
+    host_writes(1, 17)
     recall.indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
+    waits: list[float] = []
+    monkeypatch.setattr(recall.indexer._stopping, "wait", waits.append)
     quiet = recall.indexer.run_batch()
     assert quiet.indexed == 1
-    assert events == ["maintain"]  # full speed: no rests
+    assert events == ["maintain"]
+    # full speed: no rests, only a short gap between the batch and its maintenance step
+    # (back to back, a host write that arrived meanwhile would wait for both)
+    assert waits == [every_batch.gap_seconds]
     assert quiet.rest_seconds == 0
     close()
 
@@ -162,11 +167,11 @@ def test_while_the_host_writes_maintenance_waits_for_its_interval_and_for_quiet(
     most once per `maintain_every_seconds`; when the host is quiet, after every batch."""
     polite = HostYield(maintain_every_seconds=3600.0)
     recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, polite)
-    host_writes(20, 0)
+    host_writes(16, 0)
     assert not recall.indexer.run_batch().maintenance_deferred
     assert events == ["rest True", "maintain"]  # the first batch maintains: none ran yet
     events.clear()
-    host_writes(1, 20)  # active, and the last step was just now
+    host_writes(1, 16)  # active, and the last step was just now
     deferred = recall.indexer.run_batch()
     assert deferred.indexed == 1
     assert deferred.maintenance_deferred
@@ -180,6 +185,40 @@ def test_while_the_host_writes_maintenance_waits_for_its_interval_and_for_quiet(
     close()
 
 
+def test_while_the_host_writes_a_batch_sizes_itself_to_its_transaction_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A host write that meets one of our transactions waits for it, plus its busy
+    handler's sleeps (1, 2, 5, 10 ms...): while the host writes, the batch's size adapts to
+    the length of its transaction (`HostYield.transaction_seconds`), not of the whole
+    batch, and never exceeds `batch_cap`."""
+    slow = HostYield(
+        quiet_seconds=3600.0, transaction_seconds=1e-9, first_size=16, maintain_every_seconds=3600.0
+    )
+    recall, host_writes, _, close = _host_and_events(tmp_path, monkeypatch, slow)
+    host_writes(100, 0)
+    # before it can tell whether the host writes: sized to the target too
+    assert recall.indexer.run_batch().batch_size == 16
+    _quiet(recall, slow)
+    host_writes(1, 100)  # the host writes
+    assert recall.indexer.run_batch().batch_size == 8  # that took longer than the target
+    assert recall.indexer.run_batch().batch_size == 4
+    _quiet(recall, slow)
+    recall.indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
+    assert recall.indexer.run_batch().batch_size == 64  # full speed: the usual sizing
+    close()
+    fast = HostYield(quiet_seconds=3600.0, transaction_seconds=60.0, first_size=4, batch_cap=8)
+    (tmp_path / "fast").mkdir()
+    recall, host_writes, _, close = _host_and_events(tmp_path / "fast", monkeypatch, fast)
+    host_writes(100, 0)
+    recall.indexer.run_batch()
+    _quiet(recall, fast)
+    host_writes(1, 100)
+    sizes = [recall.indexer.run_batch().batch_size for _ in range(2)]
+    assert sizes == [8, 8]  # well under the target: doubled, up to the cap
+    close()
+
+
 def test_host_yield_rests_for_its_duty_and_keeps_up_with_a_writing_host() -> None:
     polite = HostYield(duty=0.02, min_rest_seconds=0.005, batch_cap=64, burst_interval_seconds=0.5)
     assert polite.rest(0.010, active=False) == 0.0
@@ -190,8 +229,8 @@ def test_host_yield_rests_for_its_duty_and_keeps_up_with_a_writing_host() -> Non
     assert polite.rest(0.001, active=False, since_burst=0.1) == 0.0
     # an indexer's first half second (not yet known whether the host writes): short gaps
     assert polite.rest(0.020, active=True, writing=False, since_burst=0.1) == 0.005
-    assert polite.size(500, active=True) == 64
-    assert polite.size(500, active=False) == 500
+    assert polite.sizing().maximum == 64
+    assert polite.sizing().budget_seconds == polite.transaction_seconds
     assert polite.maintains(None, writing=True)
     assert polite.maintains(0.1, writing=False)
     assert not polite.maintains(0.1, writing=True)
@@ -227,6 +266,33 @@ def test_a_second_indexer_waits_while_the_first_holds_the_queue(tmp_path: Path) 
     assert second.dirty.backlog().is_empty
     host.close()
     second.close()
+
+
+def test_only_the_indexer_holding_the_claim_scans_for_orphans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start-up orphan scan reads every document and removes what it finds: an
+    indexer waiting for another one (`chat-recall index` while the app's indexer works)
+    would repeat it on every run, beside the other's work."""
+    from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
+
+    first, second, host = _two_recalls(tmp_path)
+    assert first.indexer.run_batch().waiting_for is None
+    scans: list[object] = []
+    real = SqliteFts5IndexStore.remove_orphans
+
+    def remove_orphans(self: SqliteFts5IndexStore) -> int:
+        scans.append(self)
+        return real(self)
+
+    monkeypatch.setattr(SqliteFts5IndexStore, "remove_orphans", remove_orphans)
+    assert second.indexer.run_batch().waiting_for is not None
+    assert scans == []
+    first.close()
+    assert second.indexer.run_batch().waiting_for is None
+    assert scans == [second.index]
+    second.close()
+    host.close()
 
 
 def test_a_claim_left_by_a_process_that_is_gone_is_overruled(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ from typing import Any
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.application import write_lock
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.write_lock import LONG_MS
@@ -187,6 +188,22 @@ class HostModel:
         return ("delete chat", "DELETE FROM chats WHERE id = ?", (victim,))
 
 
+def wal_frames(shm: str) -> int:
+    """Frames in the WAL that no checkpoint has copied yet: `mxFrame` - `nBackfill`
+    from the WAL index (the `-shm` file: header at 0, `mxFrame` at 16, the checkpoint
+    info's `nBackfill` at 96; native byte order). With 1,000 or more frames in the WAL
+    (SQLite's default), every host commit runs an automatic checkpoint."""
+    try:
+        with open(shm, "rb") as file:
+            header = file.read(100)
+    except OSError:
+        return 0
+    if len(header) < 100:
+        return 0
+    frames = int.from_bytes(header[16:20], sys.byteorder)
+    return frames - min(frames, int.from_bytes(header[96:100], sys.byteorder))
+
+
 def host_writer(
     paths: dict[str, str], config: SoakConfig, large_chat_id: int, results: Any
 ) -> None:
@@ -202,7 +219,9 @@ def host_writer(
     interval = 1.0 / config.writes_per_second
     # (copy, kind of write, latency from its scheduled time, BUSY, phase, statement time,
     # when the statement began: perf_counter, one clock for every process on Linux)
-    records: list[tuple[str, str, float, bool, int, float, float]] = []
+    # and the copy's WAL frames before the statement, `wal_frames`)
+    records: list[tuple[str, str, float, bool, int, float, float, int]] = []
+    shms = {variant: f"{path}-shm" for variant, path in paths.items()}
     for phase in range(config.phases):
         # plain, recall, recall, plain, plain, recall, ...: neither kind always goes first
         variant = "plain" if (phase + phase // 2) % 2 == 0 else "recall"
@@ -214,6 +233,7 @@ def host_writer(
             if delay > 0:
                 time.sleep(delay)
             kind, sql, parameters = model.next_write()
+            wal = wal_frames(shms[variant])
             busy = False
             began = time.perf_counter()
             try:
@@ -223,7 +243,7 @@ def host_writer(
                 if not busy:
                     raise
             ended = time.perf_counter()
-            records.append((variant, kind, ended - due, busy, phase, ended - began, began))
+            records.append((variant, kind, ended - due, busy, phase, ended - began, began, wal))
     for connection in connections.values():
         connection.close()
     results.put(("host", records))
@@ -235,6 +255,7 @@ def host_writer(
 def embedded_recall(path: str, config: SoakConfig, stop: Event, ready: Event, results: Any) -> None:
     """chat-recall as a host embeds it: the background indexer, notified as often as
     the host writes, and searchers calling both tools."""
+    write_lock.KEPT_OVER_MS = 0  # every transaction, to line up with the host's waits
     recall = bootstrap.sqlite(Path(path), settings=IndexerSettings(poll_interval_seconds=1.0))
     database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
     recall.start()
@@ -473,6 +494,26 @@ def run_soak(config: SoakConfig, directory: Path | None = None) -> dict[str, Any
         for phase in range(config.phases)
         if (mine := [r for r in records if r[4] == phase])
     ]
+    for variant in ("plain", "recall"):
+        # Host statements that waited (lock waits follow the busy handler's 1, 2, 5, 10 ms
+        # sleeps: over 1 ms mostly one wait, over 3 ms two, over 8 ms three...).
+        statements = [r[5] * 1000 for r in records if r[0] == variant]
+        report["host"][variant]["statements_over_ms"] = {
+            ms: sum(1 for t in statements if t > ms) for ms in (1, 3, 8, 18)
+        }
+    windows = [
+        (mine[0][6], mine[-1][6])
+        for phase in range(config.phases)
+        if (mine := [r for r in records if r[4] == phase]) and mine[0][0] == "recall"
+    ]
+    ours = [(*w[:3], f"{c['command']}:{w[3]}") for c in commands for w in c["slow_writes"]] + [
+        tuple(w) for w in collected["recall"]["slow_writes"]
+    ]
+    report["recall_phase_transactions"] = transactions_within(windows, ours)
+    report["host_waits"] = attribute_waits([r for r in records if r[0] == "recall"], ours, commands)
+    report["host_waits_without"] = attribute_waits(
+        [r for r in records if r[0] == "plain"], [], commands
+    )
     plain, recall = report["host"]["plain"], report["host"]["recall"]
     report["p99_ratio"] = round(recall["p99_ms"] / max(plain["p99_ms"], 1e-6), 2)
     report["chat_recall"] = collected["recall"]
@@ -493,12 +534,67 @@ def run_soak(config: SoakConfig, directory: Path | None = None) -> dict[str, Any
     return report
 
 
+def transactions_within(
+    windows: list[tuple[float, float]], slow: list[Any]
+) -> dict[str, dict[str, float]]:
+    """Our transactions over 2 ms (`index:` for a command's) that began while the host wrote to
+    the `recall` copy (its phases' windows), by function: count, p50 and longest ms."""
+    found: dict[str, list[float]] = {}
+    for began, seconds, _, function in slow:
+        if any(start <= began <= end for start, end in windows):
+            found.setdefault(function, []).append(seconds * 1000)
+    return {
+        function: {
+            "count": len(times),
+            "p50_ms": round(percentile(times, 0.5), 1),
+            "max_ms": round(max(times), 1),
+        }
+        for function, times in sorted(found.items())
+    }
+
+
+def attribute_waits(
+    records: list[Any], ours: list[Any], commands: list[dict[str, Any]]
+) -> dict[str, dict[str, int]]:
+    """Host statements (with chat-recall) over 3 ms and over 8 ms, by the function of the
+    longest of our transactions they overlapped; else `<command> only` (one ran
+    meanwhile) or `none`. And `wal of 1,000 frames`: of them, how many began with that
+    many frames not yet checkpointed (SQLite's default auto-checkpoint size, where the
+    host's own commits checkpoint); `all` counts every statement, `all with 1,000`."""
+    found: dict[str, dict[str, int]] = {}
+    for over in (3.0, 8.0):
+        counts: dict[str, int] = {}
+        for record in records:
+            if record[5] * 1000 <= over:
+                continue
+            began, ended = record[6], record[6] + record[5]
+            holders = [w for w in ours if w[0] < ended and w[0] + w[1] > began]
+            running = [c["command"] for c in commands if c["began"] < ended and c["ended"] > began]
+            if holders:
+                key = max(holders, key=lambda w: w[1])[3]
+            elif running:
+                key = f"{'+'.join(sorted(running))} only"
+            else:
+                key = "none"
+            counts[key] = counts.get(key, 0) + 1
+            if record[7] >= 1000:
+                counts["wal of 1,000 frames"] = counts.get("wal of 1,000 frames", 0) + 1
+        found[f"over {over:.0f} ms"] = dict(sorted(counts.items(), key=lambda item: -item[1]))
+    found["all"] = {
+        "statements": len(records),
+        "wal of 1,000 frames": sum(1 for record in records if record[7] >= 1000),
+        "wal frames p50": int(percentile([float(r[7]) for r in records], 0.5)),
+        "wal frames p99": int(percentile([float(r[7]) for r in records], 0.99)),
+    }
+    return found
+
+
 def explain_stalls(
     records: list[Any], slow: list[Any], commands: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """Host writes (with chat-recall) whose statement took over STALL_MS: how many
     overlapped a chat-recall transaction over 25 ms (by the function holding it;
-    `index:` / `status:` for a command's), how many one of 5-25 ms, how many only ran
+    `index:` / `status:` for a command's), how many one up to 25 ms, how many only ran
     while a command ran (its CPU, its I/O), how many neither."""
     stalls = [r for r in records if r[5] * 1000 > STALL_MS]
     by_function: dict[str, int] = {}
@@ -523,7 +619,7 @@ def explain_stalls(
         "over_ms": STALL_MS,
         "count": len(stalls),
         "overlapping_a_transaction_over_25ms": dict(sorted(by_function.items())),
-        "overlapping_one_of_5_to_25ms": short,
+        "overlapping_one_up_to_25ms": short,
         "during_a_command_only": during_command,
         "neither": neither,
         "transactions_over_25ms_by_function": dict(sorted(slowest_functions.items())),
@@ -553,6 +649,15 @@ def print_report(report: dict[str, Any]) -> None:
             f"{row['statement_p99_ms']:>14} {row['statement_max_ms']:>8}"
         )
     print(f"host p99 with / without chat-recall: {report['p99_ratio']}")
+    print(
+        "host statements over 1/3/8/18 ms, without / with: "
+        f"{report['host']['plain']['statements_over_ms']} / "
+        f"{report['host']['recall']['statements_over_ms']}"
+    )
+    while_writing = report["recall_phase_transactions"]
+    print(f"our transactions over 2 ms while the host wrote: {while_writing}")
+    print(f"host statements over 3 ms, by what they met: {report['host_waits']}")
+    print(f"without chat-recall: {report['host_waits_without']}")
     recall = report["chat_recall"]
     print(
         f"chat-recall: {recall['searches']} searches (p50 {recall['search_p50_ms']} ms, "
