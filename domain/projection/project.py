@@ -22,7 +22,7 @@ import attrs
 
 from chat_recall.domain.messages import MessageText, Role
 from chat_recall.domain.projection.policy import DEFAULT_POLICY, BodyRule, MarkupPolicy, TagClass
-from chat_recall.domain.projection.scanner import Block, Prose, Segment, parse_attributes, scan
+from chat_recall.domain.projection.scanner import Block, Segment, parse_attributes, scan
 from chat_recall.domain.projection.text import (
     cap_utf8,
     clip_chars,
@@ -215,8 +215,8 @@ class _Renderer:
 
     def render(self, segments: tuple[Segment, ...]) -> Iterator[str]:
         for segment in segments:
-            if isinstance(segment, Prose):
-                yield segment.text
+            if isinstance(segment, str):
+                yield segment
             else:
                 yield from self._block(segment)
 
