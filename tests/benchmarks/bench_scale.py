@@ -594,7 +594,8 @@ def print_table(results: dict[str, Any]) -> None:
         f"checkpoints in it after releasing the lock); write lock seen taken by a probe: "
         f"longest {probe.get('longest_busy_ms')} ms, {probe.get('busy_spans_over_25_ms')} "
         f"over 25 ms (first to last failed try: {probe.get('longest_surely_busy_ms')} ms, "
-        f"{probe.get('surely_busy_over_25_ms')}); FTS5 segments after it "
+        f"{probe.get('surely_busy_over_25_ms')}; watched throughout, no pause between tries "
+        f"over 5 ms: {probe.get('watched_busy_over_25_ms')}); FTS5 segments after it "
         f"{backfill_.get('fts5_segments')}"
     )
     if probe.get("long_spans"):
@@ -603,6 +604,8 @@ def print_table(results: dict[str, Any]) -> None:
             for span in probe["long_spans"]
         )
         print(f"write lock held over 25 ms, by the transactions it met: {dict(met)}")
+        pauses = sorted(span["widest_pause_ms"] for span in probe["long_spans"])
+        print(f"  the probe's widest pause between tries in those spans, ms: {pauses}")
     print(
         f"RSS during backfill (anonymous), every 10%: {backfill_['rss_mb_every_10_percent']}"
         f" MB (growth {backfill_['rss_growth_mb']} MB); mapped index files resident at the"

@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Any
 
 POLL_SECONDS = 0.001
+WATCHED_SECONDS = 0.005
 LONG_SECONDS = 0.025
 LONG_KEPT = 200
 
@@ -34,29 +35,42 @@ def _probe(path: str, stop: Any, results: Connection) -> None:
     attempts = 0
     busy_since: float | None = None
     spans: list[float] = []
-    long_spans: list[tuple[float, float]] = []
+    long_spans: list[tuple[float, float, float]] = []
     # From the first to the last failed try of a span: the lock was found taken at both
     # ends. `spans` run to the first successful try, so they also hold any delay of
     # this process itself (on a loaded machine it may not run for a while): the truth
     # lies between the two.
     surely: list[float] = []
     busy_last = 0.0
+    # Within a span, the widest pause between two tries: on a loaded machine this process
+    # may not run for a while, and a release of the lock shorter than that pause goes
+    # unseen (two transactions look like one). A span watched throughout had no pause
+    # over WATCHED_SECONDS.
+    widest = 0.0
+    watched_long = 0
+    last_try = time.perf_counter()
     while not stop.is_set():
         attempts += 1
         now = time.perf_counter()
+        pause, last_try = now - last_try, now
         try:
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError:  # locked: by the indexer (nothing else writes)
             if busy_since is None:
-                busy_since = now
+                busy_since, widest = now, 0.0
+            else:
+                widest = max(widest, pause)
             busy_last = now
         else:
             connection.execute("ROLLBACK")
             if busy_since is not None:
+                widest = max(widest, pause)
                 spans.append(time.perf_counter() - busy_since)
                 surely.append(busy_last - busy_since)
-                if spans[-1] > LONG_SECONDS and len(long_spans) < LONG_KEPT:
-                    long_spans.append((busy_since, spans[-1]))
+                if spans[-1] > LONG_SECONDS:
+                    watched_long += widest <= WATCHED_SECONDS
+                    if len(long_spans) < LONG_KEPT:
+                        long_spans.append((busy_since, spans[-1], widest))
                 busy_since = None
         time.sleep(POLL_SECONDS)
     connection.close()
@@ -68,7 +82,10 @@ def _probe(path: str, stop: Any, results: Connection) -> None:
             "busy_spans_over_25_ms": sum(span > LONG_SECONDS for span in spans),
             "longest_surely_busy_ms": round(max(surely, default=0.0) * 1000, 1),
             "surely_busy_over_25_ms": sum(span > LONG_SECONDS for span in surely),
-            # (perf_counter at the first failed try, seconds): CLOCK_MONOTONIC, the
+            # spans over 25 ms with no pause between tries over WATCHED_SECONDS
+            "watched_busy_over_25_ms": watched_long,
+            # (perf_counter at the first failed try, seconds, widest pause between tries):
+            # CLOCK_MONOTONIC, the
             # clock `WriteLockStats.slow` uses in the benchmark's process too.
             "_long_spans": long_spans,
         }
@@ -102,16 +119,22 @@ class LockProbe:
 
 
 def culprits(
-    long_spans: list[tuple[float, float]], slow: list[tuple[float, float, float, str]]
+    long_spans: list[tuple[float, float, float]], slow: list[tuple[float, float, float, str]]
 ) -> list[dict[str, Any]]:
     """For each long busy span the probe saw, the transactions `WriteLockStats.slow`
     recorded (acquired at, seconds, of them in COMMIT, function) that overlap it."""
     found = []
-    for start, seconds in long_spans:
+    for start, seconds, widest in long_spans:
         met = [
             {"function": function, "ms": round(held * 1000, 1), "commit_ms": round(c * 1000, 1)}
             for began, held, c, function in slow
             if began < start + seconds and began + held > start
         ]
-        found.append({"busy_ms": round(seconds * 1000, 1), "transactions": met})
+        found.append(
+            {
+                "busy_ms": round(seconds * 1000, 1),
+                "widest_pause_ms": round(widest * 1000, 1),
+                "transactions": met,
+            }
+        )
     return found
