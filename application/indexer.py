@@ -238,7 +238,7 @@ class Indexer:
         else:
             # Planned while the previous batch was written (by a planning process, or
             # here while they were all busy): the host is quiet, so the batch's size
-            # adapts to its write alone (`PlanningSettings.write_budget_seconds`).
+            # adapts to its write alone, as every batch's does (`BatchSizing`).
             size, markers, batch = planned.size, list(planned.markers), planned.batch
             projection, planned_ahead = 0.0, planned.seconds
             started += self.clock.monotonic() - waiting
@@ -253,14 +253,13 @@ class Indexer:
         ended = self.clock.monotonic()
         duration = ended - started
         full = len(markers) == size
+        # The size adapts to the write transaction's length, not the whole batch's: only
+        # the transaction holds the lock (planning the batch does not).
+        transaction = ended - writing_started
         if active:
-            self._writing_size = polite.sizing().next_size(size, ended - writing_started, full=full)
+            self._writing_size = polite.sizing().next_size(size, transaction, full=full)
         else:
-            sizing = self.settings.sizing
-            if planned is not None:
-                budget = self.settings.planning.write_budget_seconds
-                sizing = attrs.evolve(sizing, budget_seconds=budget)
-            self._batch_size = sizing.next_size(size, duration, full=full)
+            self._batch_size = self.settings.sizing.next_size(size, transaction, full=full)
         last = self._maintained_at
         deferred = not polite.maintains(None if last is None else started - last, writing=writing)
         if not deferred:

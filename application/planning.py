@@ -78,15 +78,11 @@ class PlanningSettings:
     started only while at least this many messages await indexing (a process costs
     ~0.2 s of CPU to start);
     `recheck_batches`: how often, in batches, an indexer planning in its own process
-    counts the backlog again; `write_budget_seconds`: see below."""
+    counts the backlog again."""
 
     processes: int = 0
     min_backlog: int = 5_000
     recheck_batches: int = 64
-    # While batches are planned ahead, a batch's size adapts to its write alone, against
-    # this budget (the maintenance step after it takes its own ~10 ms; the two are
-    # `HostYield.gap_seconds` apart).
-    write_budget_seconds: float = 0.012
 
 
 # -- what crosses the pipes --------------------------------------------------------------
