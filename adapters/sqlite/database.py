@@ -313,6 +313,14 @@ def translate_errors() -> Iterator[None]:
         raise translate(error) from error
     except OverflowError as error:  # a bound id beyond SQLite's 64-bit INTEGER
         raise InvalidArguments("an id is outside the 64-bit integer range") from error
+    except MemoryError as error:
+        # Python raises MemoryError for SQLITE_NOMEM, which a damaged record reports when
+        # it asks for a huge size (FTS5 structure records do): as damage, with its fix.
+        raise StorageDamaged(
+            "SQLite ran out of memory reading the database, as a damaged record makes it "
+            "do; `chat-recall rebuild` drops and rebuilds chat-recall's own tables (the "
+            "host's tables are never touched)"
+        ) from error
 
 
 def _code(error: sqlite3.Error) -> int:

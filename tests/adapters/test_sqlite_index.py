@@ -281,3 +281,18 @@ def test_a_host_can_pass_its_open_connection(tmp_path: Path) -> None:
         assert '"chat_id":' in output
         assert search(recall, "connection") != []
         recall.close()
+
+
+def test_sqlite_out_of_memory_reads_as_damage_with_its_fix() -> None:
+    """Python raises MemoryError for SQLITE_NOMEM, which a damaged FTS5 structure record
+    reports (it asks for a huge size): a tool answers `storage_damaged` with the fix,
+    not `internal` (the randomised drift test met it in a search)."""
+    from chat_recall.adapters.sqlite.database import translate_errors
+    from chat_recall.domain.errors import StorageDamaged
+
+    def damaged_read() -> None:
+        with translate_errors():
+            raise MemoryError
+
+    with pytest.raises(StorageDamaged, match="chat-recall rebuild"):
+        damaged_read()
