@@ -72,8 +72,9 @@ class Projection:
 
     @classmethod
     def bounded(cls, text: str, redactions: Mapping[str, int] | None = None) -> Projection:
+        """`text` within the projection's byte bound; `redactions` in kind order."""
         capped, truncated = cap_utf8(text, PROJECTION_MAX_BYTES, PROJECTION_TAIL_BYTES)
-        return cls(capped, truncated, dict(redactions or {}))
+        return cls(capped, truncated, dict(sorted(redactions.items())) if redactions else {})
 
     @property
     def redacted(self) -> int:
@@ -133,9 +134,7 @@ def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMod
     if counts:
         counts.update(found)
         found = counts
-    # What `Projection.bounded` gives, without copying the counts once more.
-    capped, truncated = cap_utf8(text, PROJECTION_MAX_BYTES, PROJECTION_TAIL_BYTES)
-    return Projection(capped, truncated, dict(sorted(found.items())) if found else {})
+    return Projection.bounded(text, found)
 
 
 Normalise = Callable[[str], str]
