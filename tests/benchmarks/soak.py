@@ -553,6 +553,15 @@ def transactions_within(
     }
 
 
+def met(record: Any, ours: list[Any], commands: list[dict[str, Any]]) -> tuple[Any, list[str]]:
+    """What a host statement overlapped: the longest of our transactions (None if none)
+    and the commands running meanwhile."""
+    began, ended = record[6], record[6] + record[5]
+    holders = [w for w in ours if w[0] < ended and w[0] + w[1] > began]
+    running = [c["command"] for c in commands if c["began"] < ended and c["ended"] > began]
+    return max(holders, key=lambda w: w[1], default=None), running
+
+
 def attribute_waits(
     records: list[Any], ours: list[Any], commands: list[dict[str, Any]]
 ) -> dict[str, dict[str, int]]:
@@ -560,18 +569,17 @@ def attribute_waits(
     longest of our transactions they overlapped; else `<command> only` (one ran
     meanwhile) or `none`. And `wal of 1,000 frames`: of them, how many began with that
     many frames not yet checkpointed (SQLite's default auto-checkpoint size, where the
-    host's own commits checkpoint); `all` counts every statement, `all with 1,000`."""
+    host's own commits checkpoint). `all`: every statement, how many began with that many
+    frames, and the frames' p50 and p99."""
     found: dict[str, dict[str, int]] = {}
     for over in (3.0, 8.0):
         counts: dict[str, int] = {}
         for record in records:
             if record[5] * 1000 <= over:
                 continue
-            began, ended = record[6], record[6] + record[5]
-            holders = [w for w in ours if w[0] < ended and w[0] + w[1] > began]
-            running = [c["command"] for c in commands if c["began"] < ended and c["ended"] > began]
-            if holders:
-                key = max(holders, key=lambda w: w[1])[3]
+            longest, running = met(record, ours, commands)
+            if longest is not None:
+                key = longest[3]
             elif running:
                 key = f"{'+'.join(sorted(running))} only"
             else:
@@ -600,14 +608,12 @@ def explain_stalls(
     by_function: dict[str, int] = {}
     during_command = neither = short = 0
     for record in stalls:
-        began, ended = record[6], record[6] + record[5]
-        holders = [w for w in slow if w[0] < ended and w[0] + w[1] > began]
-        longest = max(holders, key=lambda w: w[1], default=None)
+        longest, running = met(record, slow, commands)
         if longest is not None and longest[1] * 1000 > LONG_MS[0]:
             by_function[longest[3]] = by_function.get(longest[3], 0) + 1
         elif longest is not None:
             short += 1
-        elif any(c["began"] < ended and c["ended"] > began for c in commands):
+        elif running:
             during_command += 1
         else:
             neither += 1
