@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
-from chat_recall.adapters.sqlite import document_rows
+from chat_recall.adapters.sqlite import document_rows, fts5_structure
 from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.migrations import (
@@ -70,7 +70,12 @@ if TYPE_CHECKING:
 # common-word query ran 15% faster; timing only the merge statement let budgets grow
 # until the COMMIT (writing the merged pages under the lock) held it up to 73 ms. FTS5
 # ends a merge step only between terms, so a step takes at least the time of merging
-# one term's postings whatever its budget.
+# one term's postings whatever its budget. Only steps that merged adapt the budget, and
+# only one that ended on its budget with work left may double it: at 182k heavy messages
+# in one app, 584 of 861 steps found nothing to merge (0.1 ms) and many more ran out of
+# work early (a 64-page level in a 256-page step), so the budget doubled to the maximum
+# and the next merge that cascaded through several levels held the lock up to 28.8 ms
+# (7 steps over 25 ms, all at 256 pages).
 MERGE_BUDGET_SECONDS = 0.010
 MERGE_PAGES = (8, 32, 256)  # minimum, first, maximum
 # A reclaim step stops taking more documents after this long inside its transaction
@@ -265,11 +270,26 @@ class SqliteFts5IndexStore:
             if not self._table_exists(connection, app_id):
                 return
             table = quote(fts_table_name(app_id))
+            changes = connection.total_changes
             connection.execute(f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (pages,))
+            # The command's own row is one change; FTS5 writes pages and the structure
+            # record only when some level had segments to merge.
+            merged = connection.total_changes - changes > 1
+            # Whether the step ended on its page budget with merging left to do, or ran
+            # out of work first (then its time says little about a full step's).
+            full = merged and self._merge_left(connection, app_id)
         # The whole transaction: its COMMIT writes the merged pages to the WAL under the
         # lock (and may run a checkpoint after it: then the budget shrinks for nothing).
         took = self.clock() - started
-        self._merge_pages[app_id] = _merge_sizing().next_size(pages, took, full=True)
+        if merged:  # a step with nothing to merge says nothing about the next one's cost
+            self._merge_pages[app_id] = _merge_sizing().next_size(pages, took, full=full)
+
+    def _merge_left(self, connection: sqlite3.Connection, app_id: AppId) -> bool:
+        data = quote(f"{fts_table_name(app_id)}_data")
+        row = connection.execute(
+            f"SELECT block FROM {data} WHERE id = ?", (fts5_structure.STRUCTURE_ROWID,)
+        ).fetchone()
+        return row is not None and fts5_structure.merge_left(bytes(row[0]))
 
     def _reclaim(self, connection: sqlite3.Connection) -> tuple[int, bool]:
         """Up to `purges_per_step` documents awaiting reclaim (`chat_recall_purge`),
