@@ -192,6 +192,15 @@ def test_engine_terms_are_the_analysis_terms(text: str) -> None:
         assert engine_terms(text, analysis) == expected
 
 
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+def test_engine_terms_of_ascii_text_are_the_analysis_terms(text: str) -> None:
+    """ASCII text takes a path of its own (`tokenize`'s) in `engine_terms`."""
+    for analysis in (TextAnalysis.default(), TextAnalysis.plain()):
+        expected = " ".join(engine_term(term) for term in analysis.terms(text))
+        assert engine_terms(text, analysis) == expected
+
+
 def test_every_fold_maps_a_token_character_to_token_characters() -> None:
     token = re.compile(TOKEN_RUN_CHARACTER)
     assert not token.fullmatch(" ")
