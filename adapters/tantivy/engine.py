@@ -15,6 +15,11 @@ host's database, their schema, and the one writer per index a process may hold.
   per directory (every facade over the same database in a process uses it), and opens an
   app's writer on its first write; another process that tries to write at the same time
   gets a `StorageError` (one indexing process per database; others run read-only).
+  A commit closes the writers that had nothing to commit: a writer kept its memory (its
+  threads' heap arenas, ~2.5-9 MB each after a publish here) for as long as it was open,
+  so a backfill that moves from app to app grew by every app it had written (+40 MB
+  over 200k heavy messages in 10 apps, +90 MB over 1M); the writers open are the apps
+  written since the last publish, and opening one again takes ~0.3-2 ms.
 """
 
 from __future__ import annotations
@@ -230,6 +235,8 @@ class TantivyIndexes:
                     raise StorageError(f"tantivy commit failed: {error}") from error
                 self._indexes[app_id].reload()
             committed = bool(self.uncommitted)
+            for app_id in [a for a in self._writers if a not in self.uncommitted]:
+                del self._writers[app_id]  # idle for a publish: closed (see the docstring)
             self.uncommitted.clear()
         if committed:  # at most once a publish (PUBLISH_SECONDS): ~1-10 ms
             release_free_memory()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import attrs
 import hypothesis
+import pytest
 from hypothesis import strategies as st
 
 from chat_recall.adapters import bootstrap
@@ -24,8 +25,10 @@ from chat_recall.adapters.tantivy.index_store import STAGED, TantivyIndexStore
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
+from chat_recall.domain.errors import StorageError
 from chat_recall.domain.indexing import build_document, plan_batch
-from chat_recall.domain.model import MessageId
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import AppId, ChatId, IndexDocument, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.unicode61 import TOKEN_RUN_CHARACTER
@@ -182,6 +185,35 @@ def test_switching_engines_reindexes_and_answers_alike(tmp_path: Path) -> None:
     back.indexer.run_until_idle()
     assert back.search_chats(CallContext(APP), {"query": "sessions"}) == on_sqlite
     back.close()
+
+
+def _add(indexes: TantivyIndexes, app_id: int, message_id: int) -> None:
+    document = IndexDocument(
+        MessageId(message_id), ChatId(1), AppId(app_id), Role.USER, 0, False, False, "", "kiwi"
+    )
+    indexes.writer(AppId(app_id)).add_document(to_tantivy(document, TextAnalysis.default()))
+    indexes.uncommitted.add(AppId(app_id))
+
+
+def test_a_commit_closes_the_writers_it_found_nothing_to_commit_in(tmp_path: Path) -> None:
+    """A writer keeps its threads' memory while open: an app not written since the last
+    publish gives its writer up (another indexer could take it), the others keep it."""
+    indexes, other_process = TantivyIndexes(tmp_path), TantivyIndexes(tmp_path)
+    _add(indexes, 1, 1)
+    _add(indexes, 2, 2)
+    indexes.commit()
+    for app_id in (1, 2):  # both were written since the last publish: still held
+        with pytest.raises(StorageError):
+            other_process.writer(AppId(app_id))
+    _add(indexes, 2, 3)
+    indexes.commit()
+    other_process.writer(AppId(1))  # idle for a publish: given up
+    with pytest.raises(StorageError):
+        other_process.writer(AppId(2))
+    _add(indexes, 2, 4)  # the app still written keeps working on the writer it holds
+    indexes.commit()
+    searcher = indexes.index(AppId(2), create=False).searcher()  # type: ignore[union-attr]
+    assert searcher.num_docs == 3
 
 
 @hypothesis.settings(max_examples=300, deadline=None)
