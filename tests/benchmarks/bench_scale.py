@@ -15,6 +15,7 @@ of the same documents with one commit at the end).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import resource
@@ -35,6 +36,7 @@ from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.migrations import APPS, FTS_TOKENIZER, fts_table_name
+from chat_recall.adapters.tantivy.heap import release_free_memory
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.planning import PlanningSettings
 from chat_recall.application.service import ChatRecall
@@ -214,6 +216,10 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
     started = time.perf_counter()
     projection = storage = merging = longest = longest_merge = 0.0
     indexed = batches = 0
+    # What the steps before left free (the projection sample, the raw inserts) goes back
+    # first, so that the samples show the backfill's own growth.
+    gc.collect()
+    release_free_memory()
     rss_samples = [round(current_rss_mb(), 1)]
     next_sample = 1 / RSS_SAMPLES
     while True:
