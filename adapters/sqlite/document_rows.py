@@ -34,7 +34,6 @@ from chat_recall.domain.model import (
     IndexDocument,
     IndexStats,
     MessageId,
-    MessageMarker,
     Quarantine,
     QuarantinedRow,
 )
@@ -110,22 +109,6 @@ def still_sourced(
     ).fetchone()
     found = {(int(m), c, a) for m, c, a in json.loads(row[0])}
     return [d for d in documents if (d.message_id, d.chat_id, d.app_id) in found]
-
-
-def clear_markers(
-    connection: sqlite3.Connection, markers: Sequence[MessageMarker]
-) -> set[MessageId]:
-    """Clear message markers whose seq is unchanged since they were read (a newer mark
-    keeps the message dirty). Returns the ids whose markers were stale."""
-    stale: set[MessageId] = set()
-    for marker in markers:
-        cursor = connection.execute(
-            f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id = ? AND seq = ?",
-            (marker.id, marker.seq),
-        )
-        if not cursor.rowcount:
-            stale.add(marker.id)
-    return stale
 
 
 def convert_deletions(

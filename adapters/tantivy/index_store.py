@@ -32,6 +32,7 @@ import tantivy
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP
 from chat_recall.adapters.sqlite import document_rows as rows
 from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.migrations import (
     DELETED_CHATS,
     DELETED_MESSAGES,
@@ -108,7 +109,10 @@ class TantivyIndexStore:
         the ids of the markers found stale (nothing was written for them)."""
         with self.indexes.lock:
             with self.database.writing() as connection:
-                stale = rows.clear_markers(connection, cleared)
+                # A few statements whatever the batch size (one per marker, as before,
+                # is a return to Python and a wait for the GIL each, lock held).
+                kept = SqliteDirtyQueue.clear(connection, cleared)
+                stale = {marker.id for marker in cleared if marker.id not in kept}
                 puts = rows.still_sourced(
                     connection,
                     self.database.schema,
