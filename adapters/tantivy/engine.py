@@ -93,11 +93,13 @@ def engine_term(term: str) -> str:
 
 
 class _Terms(dict[str, str]):
-    """token -> engine term, filled on first use (vocabularies are Zipfian)."""
+    """token -> engine term, filled on first use (vocabularies are Zipfian); and the
+    terms of the last title (a chat's messages come in a row and share its title)."""
 
     def __init__(self, analysis: TextAnalysis) -> None:
         super().__init__()
         self.analysis = analysis
+        self.title: tuple[str, str] = ("", "")
 
     def __missing__(self, token: str) -> str:
         if len(self) >= STEM_CACHE_LIMIT:
@@ -105,30 +107,43 @@ class _Terms(dict[str, str]):
         term = self[token] = engine_term(self.analysis.term(token))
         return term
 
+    def of(self, text: str) -> str:
+        if text.isascii():  # O(1) in CPython
+            tokens = text.translate(_ASCII_TOKENS).split()
+        else:
+            tokens = _TOKEN_RUNS.findall(fold(text).replace(DROPPED, " "))
+        return " ".join(map(self.__getitem__, tokens))
+
+    def of_title(self, title: str) -> str:
+        if self.title[0] != title:
+            self.title = (title, self.of(title))
+        return self.title[1]
+
 
 _TERM_CACHES: dict[TextAnalysis, _Terms] = {}
+
+
+def _terms(analysis: TextAnalysis) -> _Terms:
+    terms = _TERM_CACHES.get(analysis)
+    if terms is None:
+        terms = _TERM_CACHES.setdefault(analysis, _Terms(analysis))
+    return terms
 
 
 def engine_terms(text: str, analysis: TextAnalysis) -> str:
     """The terms of an index text as tantivy's whitespace tokenizer reads them: the
     domain's terms (`analysis.terms`; tokens never hold whitespace), one space apart."""
-    terms = _TERM_CACHES.get(analysis)
-    if terms is None:
-        terms = _TERM_CACHES.setdefault(analysis, _Terms(analysis))
-    if text.isascii():  # O(1) in CPython
-        tokens = text.translate(_ASCII_TOKENS).split()
-    else:
-        tokens = _TOKEN_RUNS.findall(fold(text).replace(DROPPED, " "))
-    return " ".join(map(terms.__getitem__, tokens))
+    return _terms(analysis).of(text)
 
 
 def to_tantivy(document: IndexDocument, analysis: TextAnalysis) -> tantivy.Document:
+    terms = _terms(analysis)
     return tantivy.Document.from_dict(
         {
             "message_id": document.message_id,
             "chat_id": document.chat_id,
-            "title": engine_terms(document.title, analysis),
-            "body": engine_terms(document.body, analysis),
+            "title": terms.of_title(document.title),
+            "body": terms.of(document.body),
             "title_text": document.title.encode("utf-8", "surrogatepass"),
             "body_text": document.body.encode("utf-8", "surrogatepass"),
         },

@@ -227,10 +227,24 @@ def test_engine_terms_are_the_analysis_terms(text: str) -> None:
 @hypothesis.settings(max_examples=300, deadline=None)
 @hypothesis.given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
 def test_engine_terms_of_ascii_text_are_the_analysis_terms(text: str) -> None:
-    """ASCII text takes a path of its own (`tokenize`'s) in `engine_terms`."""
+    """ASCII text takes a path of its own in `engine_terms` (no expression)."""
     for analysis in (TextAnalysis.default(), TextAnalysis.plain()):
         expected = " ".join(engine_term(term) for term in analysis.terms(text))
         assert engine_terms(text, analysis) == expected
+
+
+def test_a_document_has_the_terms_of_its_own_title() -> None:
+    """Titles are remembered from one document to the next (a chat's messages share
+    one): a new title, or one seen before the last, gets its own terms."""
+    analysis = TextAnalysis.default()
+    documents = [
+        IndexDocument(MessageId(i), ChatId(i), APP, Role.USER, 0, False, False, title, "x")
+        for i, title in enumerate(["Running tests", "Running tests", "Café", "Running tests"])
+    ]
+    for document in documents:
+        converted = to_tantivy(document, analysis)
+        assert converted.get_first("title") == engine_terms(document.title, analysis)
+    assert to_tantivy(documents[2], analysis).get_first("title") == "cafe"
 
 
 def test_every_fold_maps_a_token_character_to_token_characters() -> None:
