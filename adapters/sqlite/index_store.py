@@ -87,6 +87,10 @@ RECLAIM_CHUNK = 2
 ORPHAN_SCAN_CHUNK = 5_000
 ORPHAN_REMOVE_CHUNK = 25
 
+# Documents per text insert at most (4 bound values each; SQLite's own bound-value
+# limit, 999 before 3.32, may allow fewer): an indexer batch in one statement.
+TEXT_ROWS = 256
+
 RECLAIM_WAITING = (
     f"SELECT EXISTS (SELECT 1 FROM {PURGE}) OR EXISTS (SELECT 1 FROM {DELETED_MESSAGES}) "
     f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS})"
@@ -122,18 +126,7 @@ class SqliteFts5IndexStore:
         for app_id, app_documents in by_app.items():
             self._written.add(app_id)
             table = quote(self._ensure_table(connection, app_id))
-            connection.execute(
-                f"INSERT INTO {table}(rowid, title, body, chat_ref) "
-                "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)",
-                (
-                    as_json(
-                        [
-                            (d.message_id, d.title, d.body, chat_ref(d.chat_id))
-                            for d in app_documents
-                        ]
-                    ),
-                ),
-            )
+            _insert_texts(connection, table, app_documents)
             connection.execute(
                 f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
                 "is_compaction_summary, projection_truncated) "
@@ -615,6 +608,30 @@ def _merge_sizing() -> BatchSizing:
 
     low, first, high = MERGE_PAGES
     return BatchSizing(MERGE_BUDGET_SECONDS, initial=first, minimum=low, maximum=high)
+
+
+def _insert_texts(
+    connection: sqlite3.Connection, table: str, documents: Sequence[IndexDocument]
+) -> None:
+    """The documents' texts into an app's FTS5 table: one multi-row `VALUES` statement
+    per TEXT_ROWS documents, the texts bound as they are. Not a JSON array like the
+    other statements here: for texts, encoding the array in Python and parsing it again
+    in SQLite (`json_each`, `->>`) added 30-75% to the statement (256 payload-heavy
+    documents: 3.3-5.1 ms that way, 2.5-2.9 ms bound; the indexer's `put` over a 60k
+    heavy backfill took 1.19-1.34 s of CPU instead of 1.49-1.67 s). Still one statement
+    for a whole batch (see `_forget` for why that matters)."""
+    rows = min(TEXT_ROWS, connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // 4)
+    for start in range(0, len(documents), rows):
+        chunk = documents[start : start + rows]
+        connection.execute(
+            f"INSERT INTO {table}(rowid, title, body, chat_ref) VALUES "
+            + ", ".join(["(?, ?, ?, ?)"] * len(chunk)),
+            [
+                value
+                for d in chunk
+                for value in (d.message_id, d.title, d.body, chat_ref(d.chat_id))
+            ],
+        )
 
 
 def as_json(values: Sequence[object]) -> str:

@@ -296,3 +296,24 @@ def test_sqlite_out_of_memory_reads_as_damage_with_its_fix() -> None:
 
     with pytest.raises(StorageDamaged, match="chat-recall rebuild"):
         damaged_read()
+
+
+def test_documents_are_inserted_within_sqlite_bound_value_limit(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The texts are bound in multi-row inserts; an SQLite that allows fewer bound
+    values per statement (999 before 3.32) gets more statements, not a failed batch
+    (that the indexer would bisect)."""
+    path = tmp_path / "h.db"
+    host_database(path, rows=7)
+    recall = bootstrap.sqlite(path)
+    database = recall.indexer.unit_of_work.database  # type: ignore[attr-defined]
+    with database.writing() as connection:  # the indexer's connection (this thread)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 8)  # 2 documents each
+    with caplog.at_level("WARNING", logger="chat_recall.indexer"):
+        report = recall.indexer.run_until_idle()
+    assert not caplog.records
+    assert report.indexed == 7
+    assert recall.index.quarantine(10).total == 0
+    assert len(search(recall, "historic")) == 7
+    recall.close()
