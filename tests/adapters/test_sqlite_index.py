@@ -10,6 +10,7 @@ import pytest
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite import migrations, setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
+from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
 from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch
 from chat_recall.domain.messages import Role
@@ -317,3 +318,14 @@ def test_documents_are_inserted_within_sqlite_bound_value_limit(
     assert recall.index.quarantine(10).total == 0
     assert len(search(recall, "historic")) == 7
     recall.close()
+
+
+def test_lock_stats_name_the_function_that_opened_the_write(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    host_database(path, rows=3)
+    bootstrap.sqlite(path).close()  # installed
+    database = SqliteDatabase(path)
+    SqliteDirtyQueue(database).requeue_quarantined()
+    assert database.lock_stats.transactions == 1
+    assert database.lock_stats.longest_in == "requeue_quarantined"
+    database.close()
