@@ -148,8 +148,10 @@ def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_res
     assert quiet.indexed == 1
     assert events == ["maintain"]
     # full speed: no rests, only a short gap between the batch and its maintenance step
-    # (back to back, a host write that arrived meanwhile would wait for both)
-    assert waits == [every_batch.gap_seconds]
+    # (back to back, a host write that arrived meanwhile would wait for both), less what
+    # looking for the next batch took in it
+    (gap,) = waits
+    assert 0 < gap <= every_batch.gap_seconds
     assert quiet.rest_seconds == 0
     close()
 
@@ -350,3 +352,67 @@ def test_index_from_the_terminal_says_it_waits_for_the_apps_indexer(tmp_path: Pa
     first.close()
     second.close()
     host.close()
+
+
+def test_on_a_quiet_host_the_gap_reads_the_next_batch_which_then_uses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gap between a batch and its maintenance step needs no lock: the indexer reads
+    the next batch's markers and rows in it (instead of idling), and that batch plans
+    from them. The gap still lasts `gap_seconds` at least."""
+    from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
+
+    polite = HostYield(quiet_seconds=0.0)  # quiet from the start
+    recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, polite)
+    host_writes(100, 0)
+    recall.indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
+    real_rows = SqliteMessageRepo.source_rows
+
+    def source_rows(self: SqliteMessageRepo, ids: list[int]) -> object:
+        events.append(f"rows {len(ids)}")
+        return real_rows(self, ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SqliteMessageRepo, "source_rows", source_rows)
+    clock = SteppingClock(step=0.0005)
+    recall.indexer.clock = clock
+    waits: list[float] = []
+    monkeypatch.setattr(recall.indexer._stopping, "wait", waits.append)
+    first = recall.indexer.run_batch()
+    rest = 100 - first.indexed
+    assert rest < recall.indexer.batch_size  # the next batch takes the rest
+    # its own rows, then in the gap the next batch's, then the maintenance step
+    assert events == [f"rows {first.indexed}", f"rows {rest}", "maintain"]
+    (gap,) = waits
+    assert gap == pytest.approx(polite.gap_seconds - clock.step)  # less the reading (1 step)
+    events.clear()
+    second = recall.indexer.run_batch()
+    assert second.indexed == rest
+    assert not any(event.startswith("rows") for event in events)  # from the rows read ahead
+    recall.indexer.run_until_idle()
+    assert len(recall.index.document_ids(1)) == 100  # type: ignore[arg-type]
+    close()
+
+
+def test_rows_changed_after_they_were_read_ahead_are_indexed_as_they_are_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    polite = HostYield(quiet_seconds=0.0)
+    recall, host_writes, _, close = _host_and_events(tmp_path, monkeypatch, polite)
+    host_writes(100, 0)
+    recall.indexer._host_writes = recall.dirty.host_writes()
+    recall.indexer.run_batch()  # and the next batch read ahead
+    ahead = recall.indexer._read_ahead
+    assert ahead is not None
+    changed, deleted = ahead.markers[0].id, ahead.markers[1].id
+    host = sqlite3.connect(tmp_path / "host.db")
+    with host:
+        host.execute("UPDATE messages SET content = 'rewritten words' WHERE id = ?", (changed,))
+        host.execute("DELETE FROM messages WHERE id = ?", (deleted,))
+    host.close()
+    recall.indexer._host_writes = recall.dirty.host_writes()  # still quiet: the ahead is used
+    recall.indexer.run_until_idle()
+    (document,) = recall.index.documents(1, [changed])  # type: ignore[arg-type]
+    assert document.body == "rewritten words"
+    assert recall.index.documents(1, [deleted]) == []  # type: ignore[arg-type]
+    assert len(recall.index.document_ids(1)) == 99  # type: ignore[arg-type]
+    close()
