@@ -18,7 +18,12 @@ from chat_recall.adapters.sqlite.index_store import (
     SqliteFts5IndexStore,
 )
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+from chat_recall.application.indexer import IndexerSettings
+from chat_recall.domain.indexing import BatchSizing, HostYield
 from chat_recall.domain.model import AppId
+
+# Messages per indexer batch: one size throughout (16-64 all give the figures below).
+BATCH = 32
 
 
 @attrs.define
@@ -58,7 +63,13 @@ def merge_budgets(
     )
     connection.commit()
     connection.close()
-    with bootstrap.sqlite(path) as recall:
+    # Batches of one size: the segments they write (and so what a merge step finds) must
+    # not depend on how fast this machine is at the moment (batch sizes adapt to time).
+    fixed = BatchSizing(initial=BATCH, minimum=BATCH, maximum=BATCH)
+    settings = IndexerSettings(
+        sizing=fixed, host_yield=HostYield(first_size=BATCH, batch_cap=BATCH)
+    )
+    with bootstrap.sqlite(path, settings=settings) as recall:
         store = recall.indexer.index
         assert isinstance(store, SqliteFts5IndexStore)
         store.clock = SteppingClock(step)
