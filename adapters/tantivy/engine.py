@@ -115,9 +115,12 @@ class _Terms(dict[str, str]):
         return " ".join(map(self.__getitem__, tokens))
 
     def of_title(self, title: str) -> str:
-        if self.title[0] != title:
-            self.title = (title, self.of(title))
-        return self.title[1]
+        last = self.title  # read once: the pair is replaced whole, never changed
+        if last[0] == title:
+            return last[1]
+        terms = self.of(title)
+        self.title = (title, terms)
+        return terms
 
 
 _TERM_CACHES: dict[TextAnalysis, _Terms] = {}

@@ -111,8 +111,8 @@ class TantivyIndexStore:
             with self.database.writing() as connection:
                 # A few statements whatever the batch size (one per marker, as before,
                 # is a return to Python and a wait for the GIL each, lock held).
-                kept = SqliteDirtyQueue.clear(connection, cleared)
-                stale = {marker.id for marker in cleared if marker.id not in kept}
+                current = SqliteDirtyQueue.clear(connection, cleared)
+                stale = {marker.id for marker in cleared if marker.id not in current}
                 puts = rows.still_sourced(
                     connection,
                     self.database.schema,
