@@ -25,7 +25,7 @@ import attrs
 from chat_recall.application.health import IndexHealth, error_kind
 from chat_recall.application.planning import BatchPlanning, PlanningSettings, load_rows
 from chat_recall.application.progress import IndexProgress
-from chat_recall.domain.errors import SYSTEMIC_ERRORS
+from chat_recall.domain.errors import SYSTEMIC_ERRORS, TransactionOverTime
 from chat_recall.domain.indexing import (
     BatchSizing,
     HostYield,
@@ -107,6 +107,9 @@ class BatchReport:
     planned_ahead_seconds: float = 0.0
     # The host writes and the maintenance step was left for later (`HostYield.maintains`).
     maintenance_deferred: bool = False
+    # A transaction of this batch outlived its time limit, was rolled back, and the
+    # batch was written in smaller parts (`HostYield.limit_seconds`).
+    over_time_limit: bool = False
     # Another indexer holds the claim to this queue (`IndexerLease`): who, as
     # `describe_holder` says it; this batch did nothing and `rest_seconds` is the recheck.
     waiting_for: str | None = None
@@ -266,18 +269,22 @@ class Indexer:
             started += self.clock.monotonic() - waiting
         apps = {document.app_id for document in batch.upserts}
         writing_started = self.clock.monotonic()
+        over_time = False
         if markers:
             self.progress.begin(apps)
             try:
-                batch = self._write(batch)
+                batch, over_time = self._write(batch)
             finally:
                 self.progress.end(apps)
         ended = self.clock.monotonic()
         duration = ended - started
         full = len(markers) == size
         # The size adapts to the write transaction's length, not the whole batch's: only
-        # the transaction holds the lock (planning the batch does not).
+        # the transaction holds the lock (planning the batch does not). One that ran over
+        # its limit counts as at least that long, however soon it was stopped.
         transaction = ended - writing_started
+        if over_time:
+            transaction = max(transaction, polite.limit_seconds)
         if active:
             self._writing_size = polite.sizing().next_size(size, transaction, full=full)
         else:
@@ -326,6 +333,7 @@ class Indexer:
             planned_ahead_seconds=planned_ahead,
             rest_seconds=rest,
             maintenance_deferred=deferred,
+            over_time_limit=over_time,
         )
         if report.did_work:
             self.telemetry.emit(
@@ -407,62 +415,75 @@ class Indexer:
     def _commit(self, batch: IndexBatch) -> IndexBatch:
         """Write the batch in one unit of work; returns what was applied (rows whose
         markers were found stale were not: their newer markers, or another indexer,
-        bring them), so the counts reported are what this indexer did."""
-        with self.unit_of_work.transaction() as writer:
+        bring them), so the counts reported are what this indexer did. A batch of more
+        than one marker runs under the transaction time limit (`HostYield`)."""
+        limit = self.settings.host_yield.limit_seconds if len(batch.cleared) > 1 else None
+        with self.unit_of_work.transaction(time_limit_seconds=limit) as writer:
             writer.clear(batch.cleared)  # first: a stale marker's row is not written
             writer.remove(batch.deletes)
             writer.put(batch.upserts)
             writer.quarantine(batch.quarantined)
         return batch.without(writer.stale)
 
-    def _write(self, batch: IndexBatch) -> IndexBatch:
-        """Write the batch in one unit of work. If that fails for a reason that is not
-        systemic, bisect it: halves are written separately, and a single marker whose
-        write still fails is quarantined (`indexing_failed`), provided some other part
-        of the batch was written (otherwise the failure is not about one row, and it is
-        raised). Returns what was written."""
-        try:
-            return self._commit(batch)
-        except SYSTEMIC_ERRORS:
-            raise
-        except Exception as error:
-            if len(batch.cleared) <= 1:
-                raise
-            _log().warning(
-                "indexer: a batch of %d failed (%s); isolating the row that fails it",
-                len(batch.cleared),
-                error_kind(error),
-            )
-            first_failure = error
+    def _write(self, batch: IndexBatch) -> tuple[IndexBatch, bool]:
+        """Write the batch, in parts when it must be. A part whose transaction outlived
+        its time limit was rolled back: it is written in halves (`HostYield`). A part
+        that fails for a reason that is not systemic is bisected: halves are written
+        separately, and a single marker whose write still fails is quarantined
+        (`indexing_failed`), provided some other part was written (otherwise the
+        failure is not about one row, and it is raised; so is the failure of a batch
+        of one). Returns what was written, and whether a part ran over its limit."""
+        pending = [batch]
         written: list[IndexBatch] = []
         refused: list[IndexBatch] = []
-        pending = list(split_batch(batch))
+        first_failure: Exception | None = None
+        over_time = False
         while pending:
             part = pending.pop()
             if not part.cleared:
                 continue
+            if part is not batch:
+                # A gap after the transaction before: back to back, a host write that
+                # waited for the one rolled back would meet this one too.
+                self._stopping.wait(self.settings.host_yield.gap_seconds)
             try:
                 written.append(self._commit(part))
+            except TransactionOverTime:
+                over_time = True
+                pending.extend(split_batch(part))  # more than one marker: it had a limit
             except SYSTEMIC_ERRORS:
                 raise
-            except Exception:
+            except Exception as error:
+                if first_failure is None:
+                    if part is batch and len(part.cleared) <= 1:
+                        raise
+                    _log().warning(
+                        "indexer: a batch of %d failed (%s); isolating the row that fails it",
+                        len(part.cleared),
+                        error_kind(error),
+                    )
+                    first_failure = error
                 if len(part.cleared) == 1:
                     refused.append(part)
                 else:
                     pending.extend(split_batch(part))
-            if not written and len(refused) >= ISOLATION_GIVE_UP:
+            if first_failure is not None and not written and len(refused) >= ISOLATION_GIVE_UP:
                 raise first_failure  # row after row fails alone: not a poison row
-        if not written:
+        if first_failure is not None and not written:
             raise first_failure
         for part in refused:
+            self._stopping.wait(self.settings.host_yield.gap_seconds)
             written.append(self._commit(refuse(part)))
-        return IndexBatch(
+        if len(written) == 1:
+            return written[0], over_time
+        joined = IndexBatch(
             upserts=tuple(d for part in written for d in part.upserts),
             deletes=tuple(m for part in written for m in part.deletes),
             cleared=tuple(m for part in written for m in part.cleared),
             quarantined=tuple(r for part in written for r in part.quarantined),
             redactions=batch.redactions,
         )
+        return joined, over_time
 
     def _backlog_after(self, processed: int) -> int:
         self._batches_since_count += 1

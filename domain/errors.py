@@ -61,6 +61,14 @@ class StorageDamaged(StorageError):
     kind = "storage_damaged"
 
 
+class TransactionOverTime(StorageError):
+    """A write transaction was still open at its time limit and was abandoned: it was
+    rolled back whole, nothing of it was written. The work is done again in smaller
+    parts (the limit keeps the host's writes from waiting long behind it)."""
+
+    kind = "storage_over_time"
+
+
 # Failures that are not about any one row: an indexer batch that fails with one of
 # these is retried whole, later, never split to find a poison row.
 SYSTEMIC_ERRORS: tuple[type[ChatRecallError], ...] = (

@@ -225,8 +225,13 @@ class IndexUnitOfWork(Protocol):
     queue, so the documents a batch writes and the markers it clears commit together
     or not at all; it is short (one bounded batch)."""
 
-    def transaction(self) -> AbstractContextManager[IndexWriter]:
-        """Commits when the block ends normally, rolls back when it raises."""
+    def transaction(
+        self, *, time_limit_seconds: float | None = None
+    ) -> AbstractContextManager[IndexWriter]:
+        """Commits when the block ends normally, rolls back when it raises. With a time
+        limit, a storage whose writers hold a lock others wait for (SQLite's one write
+        lock) abandons a transaction still open at the limit: it rolls back and raises
+        `TransactionOverTime`. Storages where nobody waits for our writes ignore it."""
         ...
 
 

@@ -54,7 +54,11 @@ class InMemoryIndexUnitOfWork:
     index: InMemoryIndexStore
 
     @contextmanager
-    def transaction(self) -> Iterator[InMemoryIndexWriter]:
+    def transaction(
+        self,
+        *,
+        time_limit_seconds: float | None = None,  # nobody waits for this lock long
+    ) -> Iterator[InMemoryIndexWriter]:
         writer = InMemoryIndexWriter(self.index)
         yield writer
         with self.database.lock:

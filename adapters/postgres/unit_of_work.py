@@ -101,7 +101,11 @@ class PostgresIndexUnitOfWork:
     index: PostgresIndexStore
 
     @contextmanager
-    def transaction(self) -> Iterator[PostgresIndexWriter]:
+    def transaction(
+        self,
+        *,
+        time_limit_seconds: float | None = None,  # row locks: host writes do not wait
+    ) -> Iterator[PostgresIndexWriter]:
         writer = PostgresIndexWriter()
         yield writer
         self.database.write(lambda connection: writer.apply(connection, self.index))

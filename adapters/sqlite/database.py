@@ -30,6 +30,7 @@ import attrs
 from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.adapters.sqlite.switching import prompt_switching
+from chat_recall.adapters.sqlite.time_limit import WATCHDOG
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
@@ -39,6 +40,7 @@ from chat_recall.domain.errors import (
     StorageDamaged,
     StorageError,
     StorageReadOnly,
+    TransactionOverTime,
 )
 
 BUSY_TIMEOUT_MS = 5_000
@@ -48,6 +50,13 @@ BUSY_TIMEOUT_MS = 5_000
 TRANSACTION_GAP_SECONDS = 0.002
 # Our commits checkpoint the WAL once it holds this many frames (SQLite's default: 1,000).
 WAL_CHECKPOINT_FRAMES = 250
+
+
+def _over_time(seconds: float | None) -> TransactionOverTime:
+    return TransactionOverTime(
+        f"a write transaction was still open after its limit of {(seconds or 0) * 1000:.0f} ms "
+        "and was rolled back"
+    )
 
 
 def make_way() -> None:
@@ -225,18 +234,30 @@ class SqliteDatabase:
         return connection
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
+    def writing(self, *, time_limit_seconds: float | None = None) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error).
+        With a time limit, a transaction still open at it is interrupted and rolled
+        back, and `TransactionOverTime` raised (`time_limit.py`); the COMMIT itself
+        is never interrupted."""
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
             with translate_errors(), prompt_switching():
                 connection.execute("BEGIN IMMEDIATE")
                 acquired = time.perf_counter()
+                limit = None
+                if time_limit_seconds is not None:
+                    limit = WATCHDOG.arm(connection, time_limit_seconds)
                 try:
                     yield connection
-                except BaseException:
-                    connection.execute("ROLLBACK")
+                    if limit is not None and WATCHDOG.disarm(limit):
+                        raise _over_time(time_limit_seconds)
+                except BaseException as error:
+                    over = limit is not None and WATCHDOG.disarm(limit)
+                    if connection.in_transaction:  # SQLite may have rolled it back itself
+                        connection.execute("ROLLBACK")
                     self.lock_stats.record(time.perf_counter() - acquired, began=acquired)
+                    if over and not isinstance(error, TransactionOverTime):
+                        raise _over_time(time_limit_seconds) from error
                     raise
                 committing = time.perf_counter()
                 connection.execute("COMMIT")

@@ -45,6 +45,8 @@ class SqliteIndexUnitOfWork:
     index: SqliteFts5IndexStore
 
     @contextmanager
-    def transaction(self) -> Iterator[SqliteIndexWriter]:
-        with self.database.writing() as connection:
+    def transaction(
+        self, *, time_limit_seconds: float | None = None
+    ) -> Iterator[SqliteIndexWriter]:
+        with self.database.writing(time_limit_seconds=time_limit_seconds) as connection:
             yield SqliteIndexWriter(connection, self.index)

@@ -40,7 +40,11 @@ class TantivyIndexUnitOfWork:
     index: TantivyIndexStore
 
     @contextmanager
-    def transaction(self) -> Iterator[TantivyIndexWriter]:
+    def transaction(
+        self,
+        *,
+        time_limit_seconds: float | None = None,  # the write is bounded in `write` itself
+    ) -> Iterator[TantivyIndexWriter]:
         writer = TantivyIndexWriter()
         yield writer
         writer.stale = self.index.write(

@@ -215,7 +215,7 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
     slow_before = len(recall.write_lock.slow)
     started = time.perf_counter()
     projection = storage = merging = longest = longest_merge = 0.0
-    indexed = batches = 0
+    indexed = batches = over_time = 0
     # What the steps before left free (the projection sample, the raw inserts) goes back
     # first, so that the samples show the backfill's own growth.
     gc.collect()
@@ -225,6 +225,7 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
     while True:
         report = recall.indexer.run_batch()
         batches += 1
+        over_time += report.over_time_limit
         indexed += report.indexed + report.deleted
         # planning: in this process, or in a planning process while the previous batch
         # was written (then not part of duration_seconds)
@@ -258,6 +259,8 @@ def backfill(recall: ChatRecall, total: int) -> dict[str, Any]:
         "longest_write_transaction_ms": round(max(held, default=0.0) * 1000, 1),
         "longest_write_transaction_commit_ms": round(longest_commit * 1000, 1),
         "write_transactions_over_25_ms": sum(seconds > 0.025 for seconds in held),
+        # batches whose transaction outlived its limit, rolled back and written in parts
+        "batches_over_time_limit": over_time,
         "rss_mb_every_10_percent": rss_samples,
         # the spread, not last minus first: freed memory returned mid-run (the tantivy
         # engine's trim) would hide growth after it
@@ -597,7 +600,9 @@ def print_table(results: dict[str, Any]) -> None:
         f"transaction {backfill_['longest_write_transaction_ms']} ms (of it COMMIT "
         f"{backfill_['longest_write_transaction_commit_ms']} ms), "
         f"{backfill_['write_transactions_over_25_ms']} over 25 ms (COMMIT included: SQLite "
-        f"checkpoints in it after releasing the lock); write lock seen taken by a probe: "
+        f"checkpoints in it after releasing the lock; "
+        f"{backfill_.get('batches_over_time_limit', 0)} batches over the time limit, rolled "
+        f"back and written in parts); write lock seen taken by a probe: "
         f"longest {probe.get('longest_busy_ms')} ms, {probe.get('busy_spans_over_25_ms')} "
         f"over 25 ms (first to last failed try: {probe.get('longest_surely_busy_ms')} ms, "
         f"{probe.get('surely_busy_over_25_ms')}; watched throughout, no pause between tries "

@@ -19,9 +19,9 @@ from chat_recall.application.health import IndexerState
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
-from chat_recall.domain.errors import StorageBusy
+from chat_recall.domain.errors import StorageBusy, TransactionOverTime
 from chat_recall.domain.host_values import UnreadableReason
-from chat_recall.domain.indexing import RetryBackoff
+from chat_recall.domain.indexing import BatchSizing, HostYield, RetryBackoff
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import IndexDocument, MessageId, QuarantinedRow, SourceRow
 from chat_recall.domain.ports import IndexUnitOfWork, IndexWriter, MessageRepo, Telemetry
@@ -72,12 +72,61 @@ class PoisonedUnitOfWork:
     attempts: int = 0
 
     @contextmanager
-    def transaction(self) -> Iterator[IndexWriter]:
+    def transaction(self, *, time_limit_seconds: float | None = None) -> Iterator[IndexWriter]:
         self.attempts += 1
-        with self.real.transaction() as writer:
+        with self.real.transaction(time_limit_seconds=time_limit_seconds) as writer:
             if self.broken is not None:
                 raise self.broken
             yield PoisonedWriter(writer, self.poison)
+
+
+@attrs.define
+class OverTimeUnitOfWork:
+    """A transaction with a time limit that clears more than `most` markers runs over
+    it: on SQLite for real (a statement that runs until the watchdog interrupts it), in
+    memory by raising what the storage raises then. Records each transaction's limit
+    and size."""
+
+    real: IndexUnitOfWork
+    most: int = 4
+    seen: list[tuple[float | None, int]] = attrs.field(factory=list)
+
+    @contextmanager
+    def transaction(self, *, time_limit_seconds: float | None = None) -> Iterator[IndexWriter]:
+        with self.real.transaction(time_limit_seconds=time_limit_seconds) as writer:
+            yield OverTimeWriter(writer, self, time_limit_seconds)
+
+
+@attrs.frozen
+class OverTimeWriter:
+    writer: IndexWriter
+    owner: OverTimeUnitOfWork
+    limit: float | None
+
+    def clear(self, markers: Sequence[Any]) -> None:
+        self.owner.seen.append((self.limit, len(markers)))
+        self.writer.clear(markers)
+        if self.limit is not None and len(markers) > self.owner.most:
+            connection = getattr(self.writer, "connection", None)
+            if connection is None:
+                raise TransactionOverTime("over its limit")
+            connection.execute(
+                "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n "
+                "WHERE x < 1000000000) SELECT count(*) FROM n"
+            ).fetchone()
+
+    def put(self, documents: Sequence[IndexDocument]) -> None:
+        self.writer.put(documents)
+
+    def remove(self, message_ids: Sequence[MessageId]) -> None:
+        self.writer.remove(message_ids)
+
+    def quarantine(self, rows: Sequence[QuarantinedRow]) -> None:
+        self.writer.quarantine(rows)
+
+    @property
+    def stale(self) -> AbstractSet[MessageId]:
+        return self.writer.stale
 
 
 @attrs.define
@@ -140,6 +189,50 @@ def test_a_row_that_fails_the_write_is_isolated_by_bisection(
     assert quarantined(recall) == {ids[position]: UnreadableReason.INDEXING_FAILED}
     assert set(recall.index.document_ids(1)) == set(ids) - {ids[position]}
     assert recall.indexer.health.snapshot().failures == 0  # the batches succeeded
+
+
+def test_a_batch_over_its_time_limit_is_written_in_halves_and_nothing_is_lost(
+    storage: Storage,
+) -> None:
+    """The rolled-back batch is written again in halves, halves of halves while they
+    still run over; nothing is quarantined, nothing is counted twice, and the batch
+    size adapts down."""
+    sixty_four = IndexerSettings(
+        sizing=BatchSizing(initial=64), host_yield=HostYield(first_size=64)
+    )
+    recall = storage.open(settings=sixty_four)
+    over_time = OverTimeUnitOfWork(recall.indexer.unit_of_work)
+    recall.indexer.unit_of_work = over_time
+    _, ids = seed(recall, 100)
+    report = recall.indexer.run_batch()
+    assert report.batch_size == report.indexed == 64  # one batch, written in sixteen parts
+    limit = HostYield().limit_seconds
+    assert over_time.seen[0] == (limit, 64)
+    assert sorted(count for _, count in over_time.seen) == [4] * 16 + [8] * 8 + [16] * 4 + [
+        32
+    ] * 2 + [64]
+    assert all(seen_limit == limit for seen_limit, _ in over_time.seen)
+    assert recall.indexer.run_batch().batch_size < 64  # the size adapts down
+    recall.indexer.run_until_idle()
+    assert set(recall.index.document_ids(1)) == set(ids)
+    assert quarantined(recall) == {}
+    assert recall.dirty.backlog().is_empty
+    assert recall.indexer.health.snapshot().failures == 0
+    assert search(recall, "ordinary")["results"]
+
+
+def test_one_message_is_written_without_a_limit(storage: Storage) -> None:
+    """A batch of one message has no time limit: its document is bounded by the
+    projection's cap, and there is nothing smaller to write it in."""
+    recall = storage.open()
+    over_time = OverTimeUnitOfWork(recall.indexer.unit_of_work, most=0)
+    recall.indexer.unit_of_work = over_time
+    _, ids = seed(recall, 3)
+    recall.indexer.run_until_idle()
+    assert set(recall.index.document_ids(1)) == set(ids)
+    assert quarantined(recall) == {}
+    assert (None, 1) in over_time.seen
+    assert all(limit is None for limit, count in over_time.seen if count == 1)
 
 
 def test_a_row_that_fails_to_load_is_loaded_alone_and_quarantined(storage: Storage) -> None:

@@ -1,0 +1,93 @@
+"""A write transaction with a time limit is abandoned, whole, when still open at it:
+the watchdog interrupts the statement running then (or the transaction finds at its
+end that the limit passed), the transaction rolls back, `TransactionOverTime` is
+raised, and the connection works normally afterwards."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.domain.errors import TransactionOverTime
+
+# Counts to a billion: about a minute, unless it is interrupted.
+ENDLESS = (
+    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000000000) "
+    "SELECT count(*) FROM n"
+)
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Iterator[SqliteDatabase]:
+    path = tmp_path / "host.db"
+    setup = sqlite3.connect(path)
+    setup.execute("PRAGMA journal_mode = WAL")
+    setup.execute("CREATE TABLE t(x INTEGER)")
+    setup.close()
+    database = SqliteDatabase(path, HostSchema())
+    yield database
+    database.close()
+
+
+def limited(database: SqliteDatabase, *statements: str) -> None:
+    """Run the statements in one transaction limited to 10 ms."""
+    with database.writing(time_limit_seconds=0.01) as connection:
+        for statement in statements:
+            connection.execute(statement).fetchall()
+
+
+def rows(database: SqliteDatabase) -> list[int]:
+    with database.reading() as connection:
+        return [row[0] for row in connection.execute("SELECT x FROM t ORDER BY x")]
+
+
+def test_a_statement_running_at_the_limit_is_interrupted_and_nothing_is_written(
+    database: SqliteDatabase,
+) -> None:
+    with pytest.raises(TransactionOverTime):
+        limited(database, "INSERT INTO t VALUES (1)", ENDLESS)
+    assert rows(database) == []
+
+
+def test_a_write_interrupted_at_the_limit_rolls_back_whole(database: SqliteDatabase) -> None:
+    endless_insert = f"INSERT INTO t SELECT x FROM ({ENDLESS.replace('count(*)', 'x')})"
+    with pytest.raises(TransactionOverTime):
+        limited(database, "INSERT INTO t VALUES (1)", endless_insert)
+    assert rows(database) == []
+
+
+def test_a_transaction_that_ends_after_its_limit_is_rolled_back_not_committed(
+    database: SqliteDatabase,
+) -> None:
+    def swallow_the_interrupt() -> None:
+        with database.writing(time_limit_seconds=0.01) as connection:
+            connection.execute("INSERT INTO t VALUES (1)")
+            with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+                connection.execute(ENDLESS).fetchone()  # the limit has passed by now
+
+    with pytest.raises(TransactionOverTime):
+        swallow_the_interrupt()
+    assert rows(database) == []
+
+
+def test_after_one_over_its_limit_the_next_transactions_commit(database: SqliteDatabase) -> None:
+    with pytest.raises(TransactionOverTime):
+        limited(database, ENDLESS)
+    with database.writing(time_limit_seconds=60) as connection:
+        connection.execute("INSERT INTO t VALUES (3)")
+        connection.execute("SELECT count(*) FROM t").fetchone()
+    with database.writing() as connection:
+        connection.execute("INSERT INTO t VALUES (4)")
+    assert rows(database) == [3, 4]
+
+
+def test_a_transaction_within_its_limit_commits(database: SqliteDatabase) -> None:
+    for value in range(20):
+        with database.writing(time_limit_seconds=60) as connection:
+            connection.execute("INSERT INTO t VALUES (?)", (value,))
+    assert rows(database) == list(range(20))
