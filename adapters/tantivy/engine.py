@@ -24,6 +24,7 @@ host's database, their schema, and the one writer per index a process may hold.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from pathlib import Path
@@ -176,6 +177,9 @@ class TantivyIndexes:
     applied_purges: set[MessageId] = attrs.field(factory=set)
     # Whether this process has recovered the staged rows a crashed one left.
     recovered: bool = False
+    # A commit running in the background (`TantivyIndexStore`): while it runs, no
+    # other code uses a writer.
+    committing: BackgroundCommit | None = None
     _users: int = 0
 
     _open: ClassVar[dict[Path, TantivyIndexes]] = {}
@@ -200,6 +204,10 @@ class TantivyIndexes:
                 return
             type(self)._open.pop(self.root, None)
         with self.lock:
+            commit, self.committing = self.committing, None
+            if commit is not None:  # its staged rows re-mark it at the next start
+                with contextlib.suppress(StorageError):
+                    commit.wait()
             self._writers.clear()
             self._indexes.clear()
             self.uncommitted.clear()
@@ -253,21 +261,29 @@ class TantivyIndexes:
                 found.append(AppId(number))
         return sorted(found)
 
+    def writers_to_commit(self) -> list[tuple[AppId, tantivy.IndexWriter]]:
+        """The writers holding changes not yet committed."""
+        with self.lock:
+            return [(app_id, self._writers[app_id]) for app_id in sorted(self.uncommitted)]
+
+    def committed(self) -> None:
+        """After a commit of `writers_to_commit()`: let this process's searchers see it,
+        and close the writers that had nothing to commit (see the module docstring)."""
+        with self.lock:
+            for app_id in sorted(self.uncommitted):
+                self._indexes[app_id].reload()
+            for app_id in [a for a in self._writers if a not in self.uncommitted]:
+                del self._writers[app_id]
+            self.uncommitted.clear()
+
     def commit(self) -> None:
         """Commit every writer with changes (durable when it returns), then let this
         process's searchers see them."""
         with self.lock:
-            for app_id in sorted(self.uncommitted):
-                try:
-                    self._writers[app_id].commit()
-                except (OSError, ValueError, RuntimeError) as error:
-                    raise StorageError(f"tantivy commit failed: {error}") from error
-                self._indexes[app_id].reload()
-            committed = bool(self.uncommitted)
-            for app_id in [a for a in self._writers if a not in self.uncommitted]:
-                del self._writers[app_id]  # idle for a publish: closed (see the docstring)
-            self.uncommitted.clear()
-        if committed:  # at most once a publish (PUBLISH_SECONDS): ~1-10 ms
+            writers = self.writers_to_commit()
+            commit_writers(writers)
+            self.committed()
+        if writers:  # at most once a publish (PUBLISH_SECONDS): ~1-10 ms
             release_free_memory()
 
     def rollback(self) -> None:
@@ -275,3 +291,62 @@ class TantivyIndexes:
             for app_id in sorted(self.uncommitted):
                 self._writers[app_id].rollback()
             self.uncommitted.clear()
+
+
+def commit_writers(writers: list[tuple[AppId, tantivy.IndexWriter]]) -> None:
+    """Commit each writer: durable when this returns. Takes no lock: while it runs, no
+    other code may use these writers (tantivy-py refuses a second call on a writer in
+    use)."""
+    for app_id, writer in writers:
+        try:
+            writer.commit()
+        except (OSError, ValueError, RuntimeError) as error:
+            raise StorageError(f"tantivy commit of app {app_id} failed: {error}") from error
+
+
+@attrs.define
+class BackgroundCommit:
+    """A commit of some writers on a thread of its own, and what its publish removes
+    once the commit has returned: the staged rows up to `mark` and the purge rows of
+    `purged` (see `TantivyIndexStore`). tantivy's commit releases the GIL (it waits for
+    the writer's indexing thread to write its segment, then syncs the files: 20-150 ms
+    here), so the indexer projects and stages its next batches meanwhile."""
+
+    mark: int | None
+    purged: list[MessageId]
+    _thread: threading.Thread
+    _failure: list[StorageError]
+
+    @classmethod
+    def start(
+        cls,
+        writers: list[tuple[AppId, tantivy.IndexWriter]],
+        mark: int | None,
+        purged: list[MessageId],
+    ) -> BackgroundCommit:
+        failure: list[StorageError] = []
+
+        def run() -> None:
+            try:
+                commit_writers(writers)
+            except StorageError as error:
+                failure.append(error)
+                return
+            except Exception as error:  # never lost: raised by `wait`
+                failure.append(StorageError(f"tantivy commit failed: {error}"))
+                return
+            release_free_memory()
+
+        # Not a daemon: a process that exits meanwhile lets the commit finish first.
+        thread = threading.Thread(target=run, name="chat-recall-tantivy-commit")
+        thread.start()
+        return cls(mark, purged, thread, failure)
+
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def wait(self) -> None:
+        """Until the commit has returned; raises its StorageError if it failed."""
+        self._thread.join()
+        if self._failure:
+            raise self._failure[0]

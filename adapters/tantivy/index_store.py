@@ -11,6 +11,12 @@ which the indexer runs after every batch, gives them to the app writers (the eng
 work, outside the batch's budget and outside any transaction a host write could wait
 on) and publishes: it commits the writers (at most once a `PUBLISH_SECONDS`, or at once
 when no dirty marker is left) and only then deletes the staged rows the commit covered.
+While dirty markers are left, the commit runs on a thread of its own
+(`BackgroundCommit`: tantivy's commit releases the GIL), so the indexer projects and
+stages its next batches meanwhile; their changes wait in memory, no code touches a
+writer until a later step has seen the commit return (`_settle`), and only then are the
+staged rows it covered deleted (a failed commit marks every staged message dirty
+again). A drained queue, `publish()`, `close()` and recovery wait for it.
 A staged
 row therefore means "tantivy may not hold this message's latest state durably": the
 backlog counts staged messages as pending (searches say `indexing` until they are
@@ -41,7 +47,12 @@ from chat_recall.adapters.sqlite.migrations import (
     DOCS,
     PURGE,
 )
-from chat_recall.adapters.tantivy.engine import SCHEMA, TantivyIndexes, to_tantivy
+from chat_recall.adapters.tantivy.engine import (
+    SCHEMA,
+    BackgroundCommit,
+    TantivyIndexes,
+    to_tantivy,
+)
 from chat_recall.adapters.tantivy.query import compile_match
 from chat_recall.domain.errors import StorageError
 from chat_recall.domain.model import (
@@ -72,6 +83,9 @@ CREATE TABLE IF NOT EXISTS {STAGED} (
 )
 """
 PUBLISH_SECONDS = 1.0
+# Changes that may wait for the writers while a background commit runs (~1 s of a
+# backfill is 10-20k); more wait for the commit to return.
+PENDING_LIMIT = 50_000
 # Candidates fetched beyond the window, so that ties on the window's last score (tantivy
 # breaks them by its own document order) are broken by message id as the port says.
 TIE_MARGIN = 32
@@ -149,6 +163,7 @@ class TantivyIndexStore:
         """The queued tantivy changes, in order, into the writers (uncommitted). On a
         failure every uncommitted change is dropped and every staged message marked
         dirty again."""
+        self._settle(wait=True)
         changes, self.indexes.pending = self.indexes.pending, []
         try:
             for change in changes:
@@ -163,6 +178,7 @@ class TantivyIndexStore:
             raise StorageError(f"tantivy indexing failed: {error}") from error
 
     def _delete(self, app_id: AppId, message_id: MessageId) -> None:
+        self._settle(wait=True)
         if self.indexes.index(app_id, create=False) is None:
             return
         self.indexes.writer(app_id).delete_documents_by_term("message_id", message_id)
@@ -182,8 +198,10 @@ class TantivyIndexStore:
 
     def maintain(self) -> Maintenance:
         """Apply up to `purges_per_step` reclaims to the writers, then publish when due
-        (see the module docstring). Reclaimed documents are counted when published.
-        Documents the host deleted become purge rows first, a bounded number per step
+        (see the module docstring): in the background while dirty markers are left (the
+        indexer goes on meanwhile; the publish ends in a later step), at once when none
+        is. Reclaimed documents are counted when published. Documents the host deleted
+        become purge rows first, a bounded number per step
         (`document_rows.convert_deletions`, one short transaction)."""
         with self.database.reading() as connection:
             deletions = connection.execute(
@@ -194,17 +212,24 @@ class TantivyIndexStore:
             with self.database.writing() as connection:
                 rows.convert_deletions(connection, self.database.schema, self.purges_per_step)
         with self.database.reading() as connection:
-            applied = self.indexes.applied_purges
-            waiting = connection.execute(
-                f"SELECT message_id, app_id FROM {PURGE} ORDER BY message_id LIMIT ?",
-                (self.purges_per_step + len(applied) + 1,),
-            ).fetchall()
             queue_empty = not connection.execute(
                 f"SELECT EXISTS (SELECT 1 FROM {DIRTY_MESSAGES}) "
                 f"OR EXISTS (SELECT 1 FROM {DIRTY_CHATS})"
             ).fetchone()[0]
-        fresh = [(MessageId(m), AppId(a)) for m, a in waiting if m not in applied]
         with self.indexes.lock:
+            # A background commit ends here when it has returned, or at once when the
+            # queue is drained (publish now) or too much waits for the writers.
+            behind = len(self.indexes.pending) >= PENDING_LIMIT
+            reclaimed = self._settle(wait=queue_empty or behind)
+            if self.indexes.committing is not None:  # still running: the writers are its own
+                return Maintenance(reclaimed=reclaimed, more=True)
+            applied = self.indexes.applied_purges
+            with self.database.reading() as connection:
+                waiting = connection.execute(
+                    f"SELECT message_id, app_id FROM {PURGE} ORDER BY message_id LIMIT ?",
+                    (self.purges_per_step + len(applied) + 1,),
+                ).fetchall()
+            fresh = [(MessageId(m), AppId(a)) for m, a in waiting if m not in applied]
             self._apply_pending()
             for message_id, app_id in fresh[: self.purges_per_step]:
                 self._delete(app_id, message_id)
@@ -212,10 +237,10 @@ class TantivyIndexStore:
                 if self.indexes.staged_since is None:
                     self.indexes.staged_since = time.monotonic()
             since = self.indexes.staged_since
-            due = since is not None and (
-                queue_empty or time.monotonic() - since >= self.publish_seconds
-            )
-            reclaimed = self._publish() if due else 0
+            if queue_empty and since is not None:
+                reclaimed += self._publish()
+            elif since is not None and time.monotonic() - since >= self.publish_seconds:
+                self._publish_in_background()
         return Maintenance(reclaimed=reclaimed, more=len(fresh) > self.purges_per_step)
 
     def publish(self) -> int:
@@ -224,9 +249,9 @@ class TantivyIndexStore:
             return self._publish()
 
     def _publish(self) -> int:
+        reclaimed = self._settle(wait=True)
         self._apply_pending()
-        with self.database.reading() as connection:
-            mark = connection.execute(f"SELECT max(seq) FROM {STAGED}").fetchone()[0]
+        mark = self._staged_mark()
         purged = sorted(self.indexes.applied_purges)
         try:
             self.indexes.commit()
@@ -235,6 +260,48 @@ class TantivyIndexStore:
             raise
         self.indexes.staged_since = None
         self.indexes.applied_purges.clear()
+        return reclaimed + self._forget_published(mark, purged)
+
+    def _publish_in_background(self) -> None:
+        """Start committing what the writers hold (`BackgroundCommit`); a later step
+        ends the publish (`_settle`). Until then no code touches a writer: changes
+        wait in `pending`."""
+        writers = self.indexes.writers_to_commit()
+        if not writers:  # nothing for tantivy to do: publish now
+            self._publish()
+            return
+        mark = self._staged_mark()
+        purged = sorted(self.indexes.applied_purges)
+        self.indexes.staged_since = None
+        self.indexes.applied_purges.clear()
+        self.indexes.committing = BackgroundCommit.start(writers, mark, purged)
+
+    def _settle(self, *, wait: bool) -> int:
+        """End the background commit, if any, once it has returned (`wait`: wait for
+        it): only then are the staged rows it covered deleted (a failed commit marks
+        every staged message dirty again, and raises). Returns documents reclaimed."""
+        with self.indexes.lock:
+            commit = self.indexes.committing
+            if commit is None or (not wait and commit.running()):
+                return 0
+            self.indexes.committing = None
+            try:
+                commit.wait()
+            except StorageError:
+                self._abandon_uncommitted()
+                raise
+            self.indexes.committed()
+            return self._forget_published(commit.mark, commit.purged)
+
+    def _staged_mark(self) -> int | None:
+        """The last staged row: every change staged up to it is in the writers now."""
+        with self.database.reading() as connection:
+            mark = connection.execute(f"SELECT max(seq) FROM {STAGED}").fetchone()[0]
+        return None if mark is None else int(mark)
+
+    def _forget_published(self, mark: int | None, purged: Sequence[MessageId]) -> int:
+        """After a commit returned: the staged rows it covered and the purge rows it
+        applied go. Returns how many documents it reclaimed."""
         with self.database.writing() as connection:
             if mark is not None:
                 connection.execute(f"DELETE FROM {STAGED} WHERE seq <= ?", (mark,))
@@ -252,6 +319,7 @@ class TantivyIndexStore:
             if self.indexes.recovered:
                 return 0
             self.indexes.recovered = True
+            self._settle(wait=True)  # what it published is no leftover
             with self.database.reading() as connection:
                 leftovers = connection.execute(
                     f"SELECT message_id, app_id FROM {STAGED}"
@@ -407,7 +475,7 @@ class TantivyIndexStore:
     def close(self) -> None:
         """Publish what is staged (best effort) and let go of this process's writers."""
         try:
-            if self.indexes.uncommitted or self.indexes.pending:
+            if self.indexes.uncommitted or self.indexes.pending or self.indexes.committing:
                 self.publish()
         except StorageError:
             pass  # the staged rows re-mark it at the next start

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import re
 import sqlite3
+import threading
 from pathlib import Path
 
 import attrs
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.tantivy import engine
 from chat_recall.adapters.tantivy.engine import (
     TantivyIndexes,
     engine_term,
@@ -130,6 +132,87 @@ def test_a_crash_after_the_commit_converges_without_duplicates(tmp_path: Path) -
     assert index is not None
     assert index.searcher().num_docs == 1  # one document per message, no leftover
     restarted.close()
+
+
+def test_a_publish_commits_in_the_background_while_batches_go_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While dirty markers are left, a due publish commits on a thread of its own and
+    the indexer stages its next batches meanwhile; staged rows go only once the commit
+    has returned, and a drained queue publishes the rest at once."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    store(recall).publish_seconds = 0.0
+    _, first = seed_chat(recall.host, APP, "c", [(USER, "quince one")])
+    stage_one_batch(recall)
+    _, second = seed_chat(recall.host, APP, "d", [(USER, "quince two")])
+    began, release = threading.Event(), threading.Event()
+    commit = engine.commit_writers
+
+    def held(writers: list[tuple[AppId, object]]) -> None:
+        began.set()
+        release.wait(30)
+        commit(writers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "commit_writers", held)
+    recall.index.maintain()  # due, and markers are left: committed in the background
+    assert began.wait(30)
+    stage_one_batch(recall)  # the next batch is staged while the commit runs
+    seed_chat(recall.host, APP, "e", [(USER, "quince three")])
+    recall.index.maintain()  # markers left: returns without waiting for the commit
+    assert store(recall).indexes.committing is not None
+    assert staged_rows(path) == 2  # nothing is published before the commit returned
+    assert found(recall, "quince") == []
+    assert recall.status(APP).state == "indexing"
+    release.set()
+    recall.indexer.run_until_idle()
+    assert len(found(recall, "quince")) == 3
+    assert set(first + second) <= set(found(recall, "quince"))
+    assert staged_rows(path) == 0
+    assert recall.dirty.backlog().is_empty
+    recall.close()
+
+
+def test_a_failed_background_commit_marks_its_messages_dirty_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    store(recall).publish_seconds = 0.0
+    _, (first,) = seed_chat(recall.host, APP, "c", [(USER, "plum one")])
+    stage_one_batch(recall)
+    _, (second,) = seed_chat(recall.host, APP, "d", [(USER, "plum two")])
+
+    def failing(writers: object) -> None:
+        raise StorageError("the disk is full")
+
+    monkeypatch.setattr(engine, "commit_writers", failing)
+    recall.index.maintain()  # starts the commit in the background
+    assert store(recall).indexes.committing is not None
+    with pytest.raises(StorageError, match="disk is full"):
+        store(recall).publish()  # what ends it says it failed
+    assert first in {marker.id for marker in recall.dirty.pending_messages(10)}
+    monkeypatch.undo()
+    recall.indexer.run_until_idle()
+    assert sorted(found(recall, "plum")) == sorted([first, second])
+    assert staged_rows(path) == 0
+    recall.close()
+
+
+def test_closing_ends_a_background_commit_and_publishes(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    store(recall).publish_seconds = 0.0
+    _, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "guava")])
+    stage_one_batch(recall)
+    seed_chat(recall.host, APP, "d", [(USER, "later")])
+    recall.index.maintain()  # committed in the background
+    assert store(recall).indexes.committing is not None
+    recall.close()
+    assert staged_rows(path) == 0
+    reopened = open_tantivy(path)
+    assert found(reopened, "guava") == [message_id]
+    reopened.close()
 
 
 def test_host_deletes_vanish_at_once_even_while_staged(tmp_path: Path) -> None:
