@@ -19,6 +19,7 @@ whole or committed whole.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -48,6 +49,13 @@ class TransactionWatchdog:
     _condition: threading.Condition = attrs.field(init=False, factory=threading.Condition)
     _armed: set[Limit] = attrs.field(init=False, factory=set)
     _thread: threading.Thread | None = attrs.field(init=False, default=None)
+
+    def forget(self) -> None:
+        """In a forked child: the parent's thread is not there, and its lock may have
+        been held at the fork. Start afresh (the child's transactions are its own)."""
+        self._condition = threading.Condition()
+        self._armed = set()
+        self._thread = None
 
     def arm(self, connection: sqlite3.Connection, seconds: float) -> Limit:
         limit = Limit(connection, time.monotonic() + seconds)
@@ -87,3 +95,4 @@ class TransactionWatchdog:
 
 
 WATCHDOG = TransactionWatchdog()
+os.register_at_fork(after_in_child=WATCHDOG.forget)

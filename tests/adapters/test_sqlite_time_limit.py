@@ -5,6 +5,7 @@ raised, and the connection works normally afterwards."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,3 +92,26 @@ def test_a_transaction_within_its_limit_commits(database: SqliteDatabase) -> Non
         with database.writing(time_limit_seconds=60) as connection:
             connection.execute("INSERT INTO t VALUES (?)", (value,))
     assert rows(database) == list(range(20))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX only")
+def test_a_forked_child_limits_its_own_transactions(database: SqliteDatabase) -> None:
+    """The watchdog's thread does not survive a fork; a child's limited transaction
+    starts its own (and its lock is a fresh one)."""
+    with pytest.raises(TransactionOverTime):
+        limited(database, ENDLESS)  # the parent's watchdog thread runs
+    path = database.path
+    assert path is not None
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports by exit code
+        code = 1
+        try:
+            own = SqliteDatabase(path, HostSchema())
+            try:
+                limited(own, ENDLESS)
+            except TransactionOverTime:
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.WEXITSTATUS(status) == 0
