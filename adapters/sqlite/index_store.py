@@ -15,17 +15,15 @@ deleted or moved it cannot bring it back.
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import attrs
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
-from chat_recall.adapters.sqlite import document_rows, fts5_structure
+from chat_recall.adapters.sqlite import document_rows
 from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.migrations import (
@@ -58,26 +56,21 @@ from chat_recall.domain.model import (
 from chat_recall.domain.query import ScopedQuery
 from chat_recall.domain.text.analysis import TextAnalysis
 
-if TYPE_CHECKING:
-    from chat_recall.domain.indexing import BatchSizing
-
-# FTS5 merge work per written table and step, in pages: adapted per table to how long
-# its merge transaction took (the domain's `BatchSizing` rule: halved over the budget,
-# doubled under half of it; imported on the first merge, as a search never loads the
-# indexing policies), so that merging keeps up with what the batches write while each
-# merge transaction stays short. At 200k heavy messages a fixed 16 pages left 213
-# segments (28 in the largest table), 128 pages 56 (9), and the largest table's
-# common-word query ran 15% faster; timing only the merge statement let budgets grow
-# until the COMMIT (writing the merged pages under the lock) held it up to 73 ms. FTS5
-# ends a merge step only between terms, so a step takes at least the time of merging
-# one term's postings whatever its budget. Only steps that merged adapt the budget, and
-# only one that ended on its budget with work left may double it: at 182k heavy messages
-# in one app, 584 of 861 steps found nothing to merge (0.1 ms) and many more ran out of
-# work early (a 64-page level in a 256-page step), so the budget doubled to the maximum
-# and the next merge that cascaded through several levels held the lock up to 28.8 ms
-# (7 steps over 25 ms, all at 256 pages).
-MERGE_BUDGET_SECONDS = 0.010
-MERGE_PAGES = (8, 32, 256)  # minimum, first, maximum
+# FTS5 merge work per written table and maintenance step: one transaction of small merge
+# statements (`MERGE_STEP_PAGES` each), until nothing is left to merge or
+# `MERGE_BUDGET_SECONDS` have passed. FTS5 merges incrementally: a merge in progress is
+# kept in the table's structure record, and the next statement goes on with it, so many
+# small statements do the work of one large one. The time check between them bounds the
+# transaction by construction; before, one statement per step had a page budget adapted
+# to how long its transactions took, and a forecast held in most steps only: at 1M heavy
+# messages a step of the usual budget held the lock 31.9 ms (body 23 ms, its COMMIT
+# writing the merged pages under the lock), 1 of ~4,300. FTS5 ends a statement only
+# between terms, so a statement takes at least the time of merging one term's postings:
+# 32 pages (~1.3 ms here) keeps that short. The COMMIT writes the pages merged, so it
+# grows with the work done, which the time check bounds too.
+MERGE_BUDGET_SECONDS = 0.008
+MERGE_STEP_PAGES = 32
+MERGE_STATEMENTS = 64  # at most per transaction, whatever the clock says
 # A reclaim step stops taking more documents after this long inside its transaction
 # (an FTS5 delete re-reads the document's text; large documents cost more).
 RECLAIM_BUDGET_SECONDS = 0.010
@@ -106,7 +99,6 @@ class SqliteFts5IndexStore:
     _known_tables: set[AppId] = attrs.field(factory=set, init=False)
     # Times the merge statements (`MERGE_BUDGET_SECONDS`); tests step it by hand.
     clock: Callable[[], float] = time.perf_counter
-    _merge_pages: dict[AppId, int] = attrs.field(factory=dict, init=False)
     _written: set[AppId] = attrs.field(factory=set, init=False)
 
     # -- writing (inside a unit of work's transaction, see unit_of_work.py) -------------
@@ -236,15 +228,18 @@ class SqliteFts5IndexStore:
 
     def maintain(self) -> Maintenance:
         """Reclaim documents the host deleted (see `_reclaim`), then an incremental
-        FTS5 merge of about `merge_pages` pages in each table written since the last
-        step: automatic merging is off in our tables (it made some write batches take 2x
+        FTS5 merge of each table written since the last step (`MERGE_BUDGET_SECONDS`):
+        automatic merging is off in our tables (it made some write batches take 2x
         the budget), so this bounded step replaces it. Short transactions: the reclaim,
-        then one per table merged."""
+        then one per table merged, 2 ms apart (`make_way`: back to back, a host write
+        that waited for one would meet the next too)."""
         with self.database.reading() as connection:
             waiting = connection.execute(RECLAIM_WAITING).fetchone()[0]
         reclaimed, more = self._reclaim_step() if waiting else (0, False)
         written, self._written = self._written, set()
-        for app_id in sorted(written):  # one short transaction per table
+        for position, app_id in enumerate(sorted(written)):  # one transaction per table
+            if position:
+                make_way()
             self._merge(app_id)
         return Maintenance(reclaimed=reclaimed, more=more)
 
@@ -252,37 +247,28 @@ class SqliteFts5IndexStore:
         with self.database.writing() as connection:
             return self._reclaim(connection)
 
-    def merge_pages(self, app_id: AppId) -> int:
-        """The page budget of the next merge step in an app's table."""
-        return self._merge_pages.get(app_id, MERGE_PAGES[1])
-
-    def _merge(self, app_id: AppId) -> None:
-        pages = self.merge_pages(app_id)
-        started = self.clock()
+    def _merge(self, app_id: AppId) -> int:
+        """One transaction of merge statements in an app's table; returns how many of
+        them merged something."""
+        merged = 0
         with self.database.writing() as connection:
             if not self._table_exists(connection, app_id):
-                return
+                return 0
             table = quote(fts_table_name(app_id))
-            changes = connection.total_changes
-            connection.execute(f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (pages,))
-            # The command's own row is one change; FTS5 writes pages and the structure
-            # record only when some level had segments to merge.
-            merged = connection.total_changes - changes > 1
-            # Whether the step ended on its page budget with merging left to do, or ran
-            # out of work first (then its time says little about a full step's).
-            full = merged and self._merge_left(connection, app_id)
-        # The whole transaction: its COMMIT writes the merged pages to the WAL under the
-        # lock (and may run a checkpoint after it: then the budget shrinks for nothing).
-        took = self.clock() - started
-        if merged:  # a step with nothing to merge says nothing about the next one's cost
-            self._merge_pages[app_id] = _merge_sizing().next_size(pages, took, full=full)
-
-    def _merge_left(self, connection: sqlite3.Connection, app_id: AppId) -> bool:
-        data = quote(f"{fts_table_name(app_id)}_data")
-        row = connection.execute(
-            f"SELECT block FROM {data} WHERE id = ?", (fts5_structure.STRUCTURE_ROWID,)
-        ).fetchone()
-        return row is not None and fts5_structure.merge_left(bytes(row[0]))
+            started = self.clock()
+            for _ in range(MERGE_STATEMENTS):
+                changes = connection.total_changes
+                connection.execute(
+                    f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (MERGE_STEP_PAGES,)
+                )
+                # The command's own row is one change; FTS5 writes pages and the
+                # structure record only when some level had segments to merge.
+                if connection.total_changes - changes <= 1:
+                    break
+                merged += 1
+                if self.clock() - started >= MERGE_BUDGET_SECONDS:
+                    break
+        return merged
 
     def _reclaim(self, connection: sqlite3.Connection) -> tuple[int, bool]:
         """Up to `purges_per_step` documents awaiting reclaim (`chat_recall_purge`),
@@ -600,14 +586,6 @@ class SqliteFts5IndexStore:
             connection.execute(
                 f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('projection', ?)", (stamp,)
             )
-
-
-@functools.cache
-def _merge_sizing() -> BatchSizing:
-    from chat_recall.domain.indexing import BatchSizing
-
-    low, first, high = MERGE_PAGES
-    return BatchSizing(MERGE_BUDGET_SECONDS, initial=first, minimum=low, maximum=high)
 
 
 def _insert_texts(
