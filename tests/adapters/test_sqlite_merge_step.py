@@ -69,9 +69,11 @@ def merge_statements(
 ) -> list[int]:
     """Per batch, how many merge statements of its maintenance step merged something."""
     fixed = BatchSizing(initial=BATCH, minimum=BATCH, maximum=BATCH)
-    settings = IndexerSettings(
-        sizing=fixed, host_yield=HostYield(first_size=BATCH, batch_cap=BATCH)
+    # Nor may a batch shrink or be split (its time budget and limit are far away here).
+    unhurried = HostYield(
+        first_size=BATCH, batch_cap=BATCH, transaction_seconds=60.0, limit_seconds=60.0
     )
+    settings = IndexerSettings(sizing=fixed, host_yield=unhurried)
     counts: list[int] = []
     with bootstrap.sqlite(path, settings=settings) as recall:
         store = recall.indexer.index

@@ -197,16 +197,16 @@ def test_a_batch_over_its_time_limit_is_written_in_halves_and_nothing_is_lost(
     """The rolled-back batch is written again in halves, halves of halves while they
     still run over; nothing is quarantined, nothing is counted twice, and the batch
     size adapts down."""
-    sixty_four = IndexerSettings(
-        sizing=BatchSizing(initial=64), host_yield=HostYield(first_size=64)
-    )
+    # 50 ms: long enough that a part of 4 never runs over it on a loaded machine
+    polite = HostYield(first_size=64, limit_seconds=0.05)
+    sixty_four = IndexerSettings(sizing=BatchSizing(initial=64), host_yield=polite)
     recall = storage.open(settings=sixty_four)
     over_time = OverTimeUnitOfWork(recall.indexer.unit_of_work)
     recall.indexer.unit_of_work = over_time
     _, ids = seed(recall, 100)
     report = recall.indexer.run_batch()
     assert report.batch_size == report.indexed == 64  # one batch, written in sixteen parts
-    limit = HostYield().limit_seconds
+    limit = polite.limit_seconds
     assert over_time.seen[0] == (limit, 64)
     assert sorted(count for _, count in over_time.seen) == [4] * 16 + [8] * 8 + [16] * 4 + [
         32
