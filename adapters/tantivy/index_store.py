@@ -83,9 +83,10 @@ CREATE TABLE IF NOT EXISTS {STAGED} (
 )
 """
 PUBLISH_SECONDS = 1.0
-# Changes that may wait for the writers while a background commit runs (~1 s of a
-# backfill is 10-20k); more wait for the commit to return.
-PENDING_LIMIT = 50_000
+# Changes that may wait for the writers while a background commit runs (a commit takes
+# 20-150 ms here, ~200-1,500 documents of a heavy backfill; a document ~1 KB): beyond
+# this, the next step waits for the commit, so a slow disk cannot make memory grow.
+PENDING_LIMIT = 10_000
 # Candidates fetched beyond the window, so that ties on the window's last score (tantivy
 # breaks them by its own document order) are broken by message id as the port says.
 TIE_MARGIN = 32

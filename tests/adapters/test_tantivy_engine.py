@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.engines import Engine
-from chat_recall.adapters.tantivy import engine
+from chat_recall.adapters.tantivy import engine, index_store
 from chat_recall.adapters.tantivy.engine import (
     TantivyIndexes,
     engine_term,
@@ -170,6 +170,46 @@ def test_a_publish_commits_in_the_background_while_batches_go_on(
     assert set(first + second) <= set(found(recall, "quince"))
     assert staged_rows(path) == 0
     assert recall.dirty.backlog().is_empty
+    recall.close()
+
+
+def test_changes_waiting_for_a_background_commit_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Changes queue in memory while a commit runs; at PENDING_LIMIT of them the next
+    step waits for the commit and gives them to the writers (memory stays bounded)."""
+    recall = open_tantivy(tmp_path / "h.db")
+    store(recall).publish_seconds = 0.0
+    monkeypatch.setattr(index_store, "PENDING_LIMIT", 2)
+    seed_chat(recall.host, APP, "c", [(USER, "pear one")])
+    stage_one_batch(recall)
+    seed_chat(recall.host, APP, "d", [(USER, "pear two")])
+    release = threading.Event()
+    commit, wait = engine.commit_writers, engine.BackgroundCommit.wait
+
+    def held(writers: list[tuple[AppId, object]]) -> None:
+        release.wait(30)
+        commit(writers)  # type: ignore[arg-type]
+
+    def waited(self: engine.BackgroundCommit) -> None:
+        release.set()  # the commit returns only once a step waits for it
+        wait(self)
+
+    monkeypatch.setattr(engine, "commit_writers", held)
+    monkeypatch.setattr(engine.BackgroundCommit, "wait", waited)
+    recall.index.maintain()  # the commit starts in the background
+    stage_one_batch(recall)  # one change queued: under the limit
+    seed_chat(recall.host, APP, "e", [(USER, "pear three")])
+    recall.index.maintain()
+    assert store(recall).indexes.committing is not None  # not waited for
+    assert len(store(recall).indexes.pending) == 1
+    stage_one_batch(recall)  # two changes queued: the limit
+    seed_chat(recall.host, APP, "f", [(USER, "pear four")])
+    recall.index.maintain()  # waits for the commit, applies them, starts the next
+    assert release.is_set()
+    assert store(recall).indexes.pending == []
+    recall.indexer.run_until_idle()
+    assert len(found(recall, "pear")) == 4
     recall.close()
 
 
