@@ -37,7 +37,7 @@ import tantivy
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP
 from chat_recall.adapters.sqlite import document_rows as rows
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.migrations import (
     DELETED_CHATS,
@@ -87,6 +87,11 @@ PUBLISH_SECONDS = 1.0
 # 20-150 ms here, ~200-1,500 documents of a heavy backfill; a document ~1 KB): beyond
 # this, the next step waits for the commit, so a slow disk cannot make memory grow.
 PENDING_LIMIT = 10_000
+# Staged or purge rows one transaction of a publish deletes at most: ~0.5 us a row here,
+# and a publish covers what was staged in a second or more (10-20k rows at the target
+# rate, more after a slow commit), which in one transaction would hold the lock ~10-20
+# ms and more.
+FORGET_PER_TRANSACTION = 2_000
 # Candidates fetched beyond the window, so that ties on the window's last score (tantivy
 # breaks them by its own document order) are broken by message id as the port says.
 TIE_MARGIN = 32
@@ -302,14 +307,26 @@ class TantivyIndexStore:
 
     def _forget_published(self, mark: int | None, purged: Sequence[MessageId]) -> int:
         """After a commit returned: the staged rows it covered and the purge rows it
-        applied go. Returns how many documents it reclaimed."""
-        with self.database.writing() as connection:
-            if mark is not None:
-                connection.execute(f"DELETE FROM {STAGED} WHERE seq <= ?", (mark,))
-            for chunk in rows.chunks(purged):
-                connection.execute(
-                    f"DELETE FROM {PURGE} WHERE message_id IN ({rows.marks(chunk)})", chunk
-                )
+        applied go, at most `FORGET_PER_TRANSACTION` rows a transaction, with a gap
+        between them for a host writer. Returns how many documents it reclaimed."""
+        while mark is not None:
+            with self.database.writing() as connection:
+                deleted = connection.execute(
+                    f"DELETE FROM {STAGED} WHERE seq IN (SELECT seq FROM {STAGED} "
+                    "WHERE seq <= ? ORDER BY seq LIMIT ?)",
+                    (mark, FORGET_PER_TRANSACTION),
+                ).rowcount
+            if deleted < FORGET_PER_TRANSACTION:
+                break
+            make_way()
+        for start in range(0, len(purged), FORGET_PER_TRANSACTION):
+            if start:
+                make_way()
+            with self.database.writing() as connection:
+                for chunk in rows.chunks(purged[start : start + FORGET_PER_TRANSACTION]):
+                    connection.execute(
+                        f"DELETE FROM {PURGE} WHERE message_id IN ({rows.marks(chunk)})", chunk
+                    )
         return len(purged)
 
     def recover(self) -> int:

@@ -3,10 +3,12 @@ stray documents, pending counts, and switching engines on one database."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.tantivy import engine, index_store
 from chat_recall.adapters.tantivy.engine import (
     TantivyIndexes,
@@ -253,6 +256,33 @@ def test_closing_ends_a_background_commit_and_publishes(tmp_path: Path) -> None:
     reopened = open_tantivy(path)
     assert found(reopened, "guava") == [message_id]
     reopened.close()
+
+
+def test_a_publish_deletes_staged_rows_in_bounded_transactions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However much a publish covers, each of its transactions deletes at most
+    FORGET_PER_TRANSACTION staged rows (a host writer waits for one at most)."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    seed_chat(recall.host, APP, "c", [(USER, f"lemon {n}") for n in range(5)])
+    stage_one_batch(recall)
+    monkeypatch.setattr(index_store, "FORGET_PER_TRANSACTION", 2)
+    left: list[int] = []
+    writing = SqliteDatabase.writing
+
+    @contextlib.contextmanager
+    def counted(self: SqliteDatabase, **limits: float) -> Iterator[sqlite3.Connection]:
+        with writing(self, **limits) as connection:
+            yield connection
+        left.append(staged_rows(path))
+
+    monkeypatch.setattr(SqliteDatabase, "writing", counted)
+    store(recall).publish()
+    assert left == [3, 1, 0]
+    monkeypatch.undo()
+    assert len(found(recall, "lemon")) == 5
+    recall.close()
 
 
 def test_host_deletes_vanish_at_once_even_while_staged(tmp_path: Path) -> None:
