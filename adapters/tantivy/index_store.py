@@ -28,7 +28,6 @@ the tantivy commit.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Sequence
 
@@ -197,8 +196,7 @@ class TantivyIndexStore:
             self.indexes.pending.clear()
             self.indexes.applied_purges.clear()
             self.indexes.staged_since = None
-        with self.database.writing() as connection:
-            _requeue_staged(connection)
+        self._requeue_staged()
 
     # -- publishing and housekeeping ------------------------------------------------------
 
@@ -349,8 +347,33 @@ class TantivyIndexStore:
                     self._delete(AppId(app_id), MessageId(message_id))
             if self.indexes.uncommitted and self.indexes.staged_since is None:
                 self.indexes.staged_since = time.monotonic()
-        with self.database.writing() as connection:
-            return _requeue_staged(connection)
+        return self._requeue_staged()
+
+    def _requeue_staged(self) -> int:
+        """Mark every staged message dirty again (their staged rows stay until they are
+        published anew), at most FORGET_PER_TRANSACTION a transaction, 2 ms apart: a
+        message marked twice is indexed once. Returns how many."""
+        marked, after = 0, -1
+        while True:
+            with self.database.writing() as connection:
+                chunk = connection.execute(
+                    f"SELECT seq FROM {STAGED} WHERE seq > ? ORDER BY seq LIMIT ?",
+                    (after, FORGET_PER_TRANSACTION),
+                ).fetchall()
+                if not chunk:
+                    return marked
+                last = chunk[-1][0]
+                cursor = connection.execute(
+                    f"INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq) "
+                    f"SELECT message_id, app_id, chat_id, random() FROM {STAGED} "
+                    "WHERE seq > ? AND seq <= ?",
+                    (after, last),
+                )
+                marked += max(cursor.rowcount, 0)
+            if len(chunk) < FORGET_PER_TRANSACTION:
+                return marked
+            after = last
+            make_way()
 
     def remove_orphans(self) -> int:
         """Documents whose source message is gone, and documents tantivy holds that the
@@ -511,12 +534,3 @@ def ids_of(searcher: tantivy.Searcher, addresses: list[tantivy.DocAddress]) -> l
 
 def _text(value: object) -> str:
     return bytes(value).decode("utf-8", "surrogatepass") if isinstance(value, bytes) else ""
-
-
-def _requeue_staged(connection: sqlite3.Connection) -> int:
-    """Mark every staged message dirty again (inside the caller's transaction)."""
-    cursor = connection.execute(
-        f"INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq) "
-        f"SELECT message_id, app_id, chat_id, random() FROM {STAGED}"
-    )
-    return max(cursor.rowcount, 0)

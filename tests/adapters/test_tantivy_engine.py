@@ -285,6 +285,35 @@ def test_a_publish_deletes_staged_rows_in_bounded_transactions(
     recall.close()
 
 
+def test_recovery_marks_staged_messages_dirty_in_bounded_transactions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    _, ids = seed_chat(recall.host, APP, "c", [(USER, f"melon {n}") for n in range(5)])
+    stage_one_batch(recall)
+    crash(recall)
+    monkeypatch.setattr(index_store, "FORGET_PER_TRANSACTION", 2)
+    restarted = open_tantivy(path)
+    marked: list[int] = []
+    writing = SqliteDatabase.writing
+
+    @contextlib.contextmanager
+    def counted(self: SqliteDatabase, **limits: float) -> Iterator[sqlite3.Connection]:
+        with writing(self, **limits) as connection:
+            yield connection
+        marked.append(len(restarted.dirty.pending_messages(100)))
+
+    monkeypatch.setattr(SqliteDatabase, "writing", counted)
+    assert store(restarted).recover() == 5
+    assert marked == [2, 4, 5]
+    monkeypatch.undo()
+    restarted.indexer.run_until_idle()
+    assert sorted(found(restarted, "melon")) == ids
+    assert staged_rows(path) == 0
+    restarted.close()
+
+
 def test_host_deletes_vanish_at_once_even_while_staged(tmp_path: Path) -> None:
     recall = open_tantivy(tmp_path / "h.db")
     _, (kept, deleted) = seed_chat(recall.host, APP, "c", [(USER, "fig"), (USER, "fig fig")])
