@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
 import resource
 import shutil
@@ -509,6 +510,12 @@ def _run(
     started = time.perf_counter()
     manifest = generate(path, messages=messages, profile=profile)
     generation = time.perf_counter() - started
+    # The fixture's gigabytes were written seconds ago: the kernel writes them out
+    # first, or its writeback of them stalls our COMMITs' writes meanwhile (a host's
+    # database was not written just before its backfill).
+    started = time.perf_counter()
+    os.sync()
+    synced = time.perf_counter() - started
     connection = sqlite3.connect(path)
     content_bytes = connection.execute(
         "SELECT sum(length(CAST(content AS BLOB))) FROM messages"
@@ -529,6 +536,7 @@ def _run(
             "content_mb": round(content_bytes / 1e6, 1),
             "average_message_kb": round(content_bytes / manifest["messages"] / 1e3, 2),
             "generation_seconds": round(generation, 1),
+            "sync_seconds": round(synced, 1),
         },
         "install_seconds": round(install, 2),
     }
@@ -541,9 +549,12 @@ def _run(
     del documents
     slow_before = len(recall.write_lock.slow)
     with LockProbe(path) as probe:
+        backfill_began = time.perf_counter()
         results["backfill"] = backfill(recall, manifest["messages"])
     long_spans = probe.result.pop("_long_spans", [])
-    probe.result["long_spans"] = culprits(long_spans, recall.write_lock.slow[slow_before:])
+    probe.result["long_spans"] = culprits(
+        long_spans, recall.write_lock.slow[slow_before:], since=backfill_began
+    )
     results["backfill"]["write_lock_probe"] = probe.result
     results["backfill"]["fts5_segments"] = fts5_segments(path)
     raw_rate = results.get("raw_tantivy_insert", results["raw_fts5_insert"])["messages_per_second"]

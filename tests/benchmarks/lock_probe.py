@@ -119,10 +119,13 @@ class LockProbe:
 
 
 def culprits(
-    long_spans: list[tuple[float, float, float]], slow: list[tuple[float, float, float, str]]
+    long_spans: list[tuple[float, float, float]],
+    slow: list[tuple[float, float, float, str]],
+    since: float | None = None,
 ) -> list[dict[str, Any]]:
     """For each long busy span the probe saw, the transactions `WriteLockStats.slow`
-    recorded (acquired at, seconds, of them in COMMIT, function) that overlap it."""
+    recorded (acquired at, seconds, of them in COMMIT, function) that overlap it, and
+    when it began (seconds after `since`; both clocks are CLOCK_MONOTONIC on Linux)."""
     found = []
     for start, seconds, widest in long_spans:
         met = [
@@ -133,6 +136,7 @@ def culprits(
         found.append(
             {
                 "busy_ms": round(seconds * 1000, 1),
+                "at_seconds": None if since is None else round(start - since, 1),
                 "widest_pause_ms": round(widest * 1000, 1),
                 "transactions": met,
             }
