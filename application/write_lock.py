@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from types import FrameType
+
+try:
+    import resource
+
+    _RUSAGE_THREAD: int | None = getattr(resource, "RUSAGE_THREAD", None)
+except ImportError:  # Windows
+    _RUSAGE_THREAD = None
 
 import attrs
 
@@ -16,6 +24,8 @@ LONG_MS = (25, 50, 100)
 # Transactions longer than this are kept with their time (the first SLOW_KEPT of them).
 KEPT_OVER_MS = 5
 SLOW_KEPT = 20_000
+# COMMITs longer than this are kept with what they spent (`WriteLockStats.slow_commits`).
+SLOW_COMMIT_MS = 10
 
 
 @attrs.define
@@ -32,6 +42,11 @@ class WriteLockStats:
     # The ones over KEPT_OVER_MS: (perf_counter when acquired, seconds, of them in COMMIT,
     # the function), the first SLOW_KEPT of them (benchmarks line them up with host stalls).
     slow: list[tuple[float, float, float, str]] = attrs.field(factory=list, repr=False)
+    # COMMITs longer than SLOW_COMMIT_MS (the first SLOW_KEPT): (perf_counter when the
+    # transaction acquired the lock, COMMIT seconds, of them on this thread's CPU, times
+    # the thread was descheduled, times it waited (I/O)). A COMMIT writes the pages its
+    # transaction changed; one that takes long on little CPU waited for the machine.
+    slow_commits: list[tuple[float, float, float, int, int]] = attrs.field(factory=list, repr=False)
     _lock: threading.Lock = attrs.field(factory=threading.Lock, repr=False)
 
     def record(self, seconds: float, *, began: float = 0.0, committing: float = 0.0) -> None:
@@ -47,6 +62,14 @@ class WriteLockStats:
             if seconds > self.longest_seconds:
                 self.longest_seconds = seconds
                 self.longest_in = _caller()
+
+    def record_commit(self, began: float, usage: CommitUsage) -> None:
+        if usage.seconds * 1000 > SLOW_COMMIT_MS:
+            with self._lock:
+                if len(self.slow_commits) < SLOW_KEPT:
+                    self.slow_commits.append(
+                        (began, usage.seconds, usage.cpu_seconds, usage.preempted, usage.waited)
+                    )
 
     @classmethod
     def combined(cls, *parts: WriteLockStats) -> WriteLockStats:
@@ -69,6 +92,48 @@ class WriteLockStats:
             f"held {self.total_seconds * 1000:.1f} ms in {self.transactions} transactions, "
             f"longest {self.longest_seconds * 1000:.1f} ms{where}; {over}"
         )
+
+
+@attrs.frozen
+class CommitUsage:
+    """What one COMMIT took: wall and thread CPU seconds, and how often the thread was
+    descheduled (involuntary context switches) or waited (voluntary: I/O, locks)."""
+
+    seconds: float
+    cpu_seconds: float
+    preempted: int
+    waited: int
+
+
+@attrs.define
+class CommitTimer:
+    """Measures a COMMIT: `start()` before it, `stop()` after (a few microseconds:
+    clock reads and one `getrusage` each; thread switches only where the platform
+    counts them per thread)."""
+
+    _wall: float = 0.0
+    _cpu: float = 0.0
+    _switches: tuple[int, int] = (0, 0)
+
+    def start(self) -> None:
+        self._switches = _thread_switches()
+        self._cpu = time.thread_time()
+        self._wall = time.perf_counter()
+
+    def stop(self) -> CommitUsage:
+        wall = time.perf_counter() - self._wall
+        cpu = time.thread_time() - self._cpu
+        preempted, waited = _thread_switches()
+        return CommitUsage(wall, cpu, preempted - self._switches[0], waited - self._switches[1])
+
+
+def _thread_switches() -> tuple[int, int]:
+    """(involuntary, voluntary) context switches of this thread; zeros where the
+    platform has no per-thread usage."""
+    if _RUSAGE_THREAD is None:
+        return 0, 0
+    usage = resource.getrusage(_RUSAGE_THREAD)
+    return usage.ru_nivcsw, usage.ru_nvcsw
 
 
 def _caller() -> str:

@@ -31,7 +31,7 @@ from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.adapters.sqlite.switching import prompt_switching
 from chat_recall.adapters.sqlite.time_limit import WATCHDOG
-from chat_recall.application.write_lock import WriteLockStats
+from chat_recall.application.write_lock import CommitTimer, WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
     IndexUnavailable,
@@ -259,9 +259,12 @@ class SqliteDatabase:
                     if over and not isinstance(error, TransactionOverTime):
                         raise _over_time(time_limit_seconds) from error
                     raise
+                timer = CommitTimer()
+                timer.start()
                 committing = time.perf_counter()
                 connection.execute("COMMIT")
                 done = time.perf_counter()
+                self.lock_stats.record_commit(acquired, timer.stop())
                 self.lock_stats.record(
                     done - acquired, began=acquired, committing=done - committing
                 )

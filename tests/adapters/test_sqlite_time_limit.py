@@ -14,6 +14,7 @@ import pytest
 
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.application import write_lock
 from chat_recall.domain.errors import TransactionOverTime
 
 # Counts to a billion: about a minute, unless it is interrupted.
@@ -115,3 +116,22 @@ def test_a_forked_child_limits_its_own_transactions(database: SqliteDatabase) ->
             os._exit(code)
     _, status = os.waitpid(child, 0)
     assert os.WEXITSTATUS(status) == 0
+
+
+def test_slow_commits_are_kept_with_what_they_spent(
+    database: SqliteDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A COMMIT over SLOW_COMMIT_MS is kept with its CPU and thread switches (what tells a
+    COMMIT that worked from one that waited for the machine); quicker ones are not."""
+    monkeypatch.setattr(write_lock, "SLOW_COMMIT_MS", -1.0)  # every COMMIT is 'slow'
+    with database.writing() as connection:
+        connection.execute("INSERT INTO t VALUES (1)")
+    ((_, seconds, cpu, preempted, waited),) = database.lock_stats.slow_commits
+    assert 0 < seconds < 60
+    assert cpu >= 0
+    assert preempted >= 0
+    assert waited >= 0
+    monkeypatch.setattr(write_lock, "SLOW_COMMIT_MS", 60_000.0)
+    with database.writing() as connection:
+        connection.execute("INSERT INTO t VALUES (2)")
+    assert len(database.lock_stats.slow_commits) == 1

@@ -553,8 +553,20 @@ def _run(
         results["backfill"] = backfill(recall, manifest["messages"])
     long_spans = probe.result.pop("_long_spans", [])
     probe.result["long_spans"] = culprits(
-        long_spans, recall.write_lock.slow[slow_before:], since=backfill_began
+        long_spans,
+        recall.write_lock.slow[slow_before:],
+        since=backfill_began,
+        commits=recall.write_lock.slow_commits,
     )
+    # COMMITs over 10 ms: how many, and how many of them spent under half their time on
+    # this thread's CPU (waiting for the disk or descheduled, not working)
+    commits = [c for c in recall.write_lock.slow_commits if c[0] >= backfill_began]
+    results["backfill"]["slow_commits"] = {
+        "over_10_ms": len(commits),
+        "mostly_waiting": sum(cpu < seconds / 2 for _, seconds, cpu, _, _ in commits),
+        "preempted": sum(preempted > 0 for *_, preempted, _ in commits),
+        "longest_ms": round(max((c[1] for c in commits), default=0.0) * 1000, 1),
+    }
     results["backfill"]["write_lock_probe"] = probe.result
     results["backfill"]["fts5_segments"] = fts5_segments(path)
     raw_rate = results.get("raw_tantivy_insert", results["raw_fts5_insert"])["messages_per_second"]
@@ -618,7 +630,7 @@ def print_table(results: dict[str, Any]) -> None:
         f"over 25 ms (first to last failed try: {probe.get('longest_surely_busy_ms')} ms, "
         f"{probe.get('surely_busy_over_25_ms')}; watched throughout, no pause between tries "
         f"over 5 ms: {probe.get('watched_busy_over_25_ms')}); FTS5 segments after it "
-        f"{backfill_.get('fts5_segments')}"
+        f"{backfill_.get('fts5_segments')}; COMMITs over 10 ms: {backfill_.get('slow_commits')}"
     )
     if probe.get("long_spans"):
         met = Counter(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import multiprocessing
 import sqlite3
 import time
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import TracebackType
@@ -122,14 +123,17 @@ def culprits(
     long_spans: list[tuple[float, float, float]],
     slow: list[tuple[float, float, float, str]],
     since: float | None = None,
+    commits: Sequence[tuple[float, float, float, int, int]] = (),
 ) -> list[dict[str, Any]]:
     """For each long busy span the probe saw, the transactions `WriteLockStats.slow`
     recorded (acquired at, seconds, of them in COMMIT, function) that overlap it, and
     when it began (seconds after `since`; both clocks are CLOCK_MONOTONIC on Linux)."""
     found = []
     for start, seconds, widest in long_spans:
+        usage = {entry[0]: entry[1:] for entry in commits}
         met = [
             {"function": function, "ms": round(held * 1000, 1), "commit_ms": round(c * 1000, 1)}
+            | commit_usage(usage.get(began))
             for began, held, c, function in slow
             if began < start + seconds and began + held > start
         ]
@@ -142,3 +146,15 @@ def culprits(
             }
         )
     return found
+
+
+def commit_usage(found: tuple[float, float, int, int] | None) -> dict[str, Any]:
+    """A slow COMMIT's CPU and thread switches (`WriteLockStats.slow_commits`), if kept."""
+    if found is None:
+        return {}
+    _, cpu, preempted, waited = found
+    return {
+        "commit_cpu_ms": round(cpu * 1000, 1),
+        "commit_preempted": preempted,
+        "commit_waited": waited,
+    }
