@@ -105,26 +105,26 @@ class CommitUsage:
     waited: int
 
 
-@attrs.define
+@attrs.frozen
 class CommitTimer:
-    """Measures a COMMIT: `start()` before it, `stop()` after (a few microseconds:
+    """Measures a COMMIT: `started()` before it, `stop()` after (a few microseconds:
     clock reads and one `getrusage` each; thread switches only where the platform
     counts them per thread)."""
 
-    _wall: float = 0.0
-    _cpu: float = 0.0
-    _switches: tuple[int, int] = (0, 0)
+    wall: float
+    cpu: float
+    switches: tuple[int, int]
 
-    def start(self) -> None:
-        self._switches = _thread_switches()
-        self._cpu = time.thread_time()
-        self._wall = time.perf_counter()
+    @classmethod
+    def started(cls) -> CommitTimer:
+        switches = _thread_switches()
+        return cls(wall=time.perf_counter(), cpu=time.thread_time(), switches=switches)
 
     def stop(self) -> CommitUsage:
-        wall = time.perf_counter() - self._wall
-        cpu = time.thread_time() - self._cpu
+        wall = time.perf_counter() - self.wall
+        cpu = time.thread_time() - self.cpu
         preempted, waited = _thread_switches()
-        return CommitUsage(wall, cpu, preempted - self._switches[0], waited - self._switches[1])
+        return CommitUsage(wall, cpu, preempted - self.switches[0], waited - self.switches[1])
 
 
 def _thread_switches() -> tuple[int, int]:

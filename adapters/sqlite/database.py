@@ -259,14 +259,12 @@ class SqliteDatabase:
                     if over and not isinstance(error, TransactionOverTime):
                         raise _over_time(time_limit_seconds) from error
                     raise
-                timer = CommitTimer()
-                timer.start()
-                committing = time.perf_counter()
+                timer = CommitTimer.started()
                 connection.execute("COMMIT")
-                done = time.perf_counter()
-                self.lock_stats.record_commit(acquired, timer.stop())
+                commit = timer.stop()
+                self.lock_stats.record_commit(acquired, commit)
                 self.lock_stats.record(
-                    done - acquired, began=acquired, committing=done - committing
+                    time.perf_counter() - acquired, began=acquired, committing=commit.seconds
                 )
 
     @contextlib.contextmanager
