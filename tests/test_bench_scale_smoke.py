@@ -41,6 +41,10 @@ def test_a_small_benchmark_run_is_correct_and_complete(
     for row in results["search"].values():
         assert row["matches_sent"] >= row["matches_words"] > 0
     assert results["backfill"]["write_lock_probe"]["attempts"] > 0  # the probe ran
+    # every class also timed through a real MCP server process (none answered an error)
+    through_mcp = results["search_through_mcp"]
+    assert set(through_mcp) == {"no index (round trip)", *QUERY_CLASSES[profile]}
+    assert all(row["p95_ms"] >= row["p50_ms"] > 0 for row in through_mcp.values())
     if engine is Engine.SQLITE:
         assert results["backfill"]["fts5_segments"]["total"] > 0
     if engine is Engine.TANTIVY:

@@ -50,6 +50,11 @@ from chat_recall.domain.search.query_builder import build_query
 from tests.benchmarks.fixture import PROFILES, generate
 from tests.benchmarks.lock_probe import LockProbe, culprits
 
+try:  # the `mcp` extra: without it the MCP timing is left out
+    from tests.benchmarks.mcp_timing import through_mcp
+except ImportError:  # pragma: no cover - the test extras include it
+    through_mcp = None  # type: ignore[assignment]
+
 # Query text per class and profile; None is a planted rare term from the manifest.
 QUERY_CLASSES: dict[str, dict[str, str | None]] = {
     "standard": {
@@ -579,6 +584,9 @@ def _run(
     results["read_chat"] = reads(recall, path, repeats * 5)
     results["correctness"] = correctness(recall, manifest)
     recall.close()
+    if through_mcp is not None:
+        queries = {name: row["query"] for name, row in results["search"].items()}
+        results["search_through_mcp"] = through_mcp(path, 1, queries, repeats)
     results["size"] = index_size(path)
     if engine is Engine.TANTIVY:
         results["size"]["tantivy_mb"] = tantivy_size(path)
@@ -656,6 +664,13 @@ def print_table(results: dict[str, Any]) -> None:
             f"{name:20} {matches:>15} {product['p50_ms']:>10} {product['p95_ms']:>10} "
             f"{sent['p50_ms']:>9} {sent['p95_ms']:>9} {words['p50_ms']:>10} {words['p95_ms']:>9}"
         )
+    if "search_through_mcp" in results:
+        print(
+            "through a persistent `chat-recall mcp` process (the MCP SDK's stdio client): "
+            "p50 / p95 / p95 net of the no-index round trip, ms"
+        )
+        for name, row in results["search_through_mcp"].items():
+            print(f"  {name:22} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['p95_net_ms']:>8}")
     read = results["read_chat"]
     print(
         f"read_chat in a {read['chat_messages']}-message chat: around median "
