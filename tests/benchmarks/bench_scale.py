@@ -667,7 +667,7 @@ def print_table(results: dict[str, Any]) -> None:
     if "search_through_mcp" in results:
         print(
             "through a persistent `chat-recall mcp` process (the MCP SDK's stdio client): "
-            "p50 / p95 / p95 net of the no-index round trip, ms"
+            "p50 / p95 / p95 net of the no-index call's median round trip, ms"
         )
         for name, row in results["search_through_mcp"].items():
             print(f"  {name:22} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['p95_net_ms']:>8}")
