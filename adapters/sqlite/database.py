@@ -27,6 +27,7 @@ from pathlib import Path
 
 import attrs
 
+from chat_recall.adapters.sqlite.collection import collection_deferred
 from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.adapters.sqlite.switching import prompt_switching
@@ -241,7 +242,7 @@ class SqliteDatabase:
         is never interrupted."""
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
-            with translate_errors(), prompt_switching():
+            with translate_errors(), prompt_switching(), collection_deferred():
                 connection.execute("BEGIN IMMEDIATE")
                 acquired = time.perf_counter()
                 limit = None
