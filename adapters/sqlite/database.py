@@ -27,10 +27,9 @@ from pathlib import Path
 
 import attrs
 
-from chat_recall.adapters.sqlite.collection import collection_deferred
 from chat_recall.adapters.sqlite.host_values import CODECS
+from chat_recall.adapters.sqlite.interpreter import holding_write_lock
 from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.adapters.sqlite.switching import prompt_switching
 from chat_recall.adapters.sqlite.time_limit import WATCHDOG
 from chat_recall.application.write_lock import CommitTimer, WriteLockStats
 from chat_recall.domain.errors import (
@@ -242,7 +241,7 @@ class SqliteDatabase:
         is never interrupted."""
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
-            with translate_errors(), prompt_switching(), collection_deferred():
+            with translate_errors(), holding_write_lock():
                 connection.execute("BEGIN IMMEDIATE")
                 acquired = time.perf_counter()
                 limit = None

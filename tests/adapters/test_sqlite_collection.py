@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite.collection import collection_deferred
 from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.interpreter import holding_write_lock
 
 
 @pytest.fixture
@@ -88,13 +88,13 @@ def test_transactions_in_two_threads_give_collection_back_once_both_end() -> Non
     inside, release = threading.Barrier(2), threading.Event()
 
     def transaction() -> None:
-        with collection_deferred():
+        with holding_write_lock():
             inside.wait()
             release.wait()
 
     thread = threading.Thread(target=transaction)
     thread.start()
-    with collection_deferred():
+    with holding_write_lock():
         inside.wait()
     assert not gc.isenabled()  # the other transaction is still open
     release.set()

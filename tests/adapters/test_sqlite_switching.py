@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite.switching import PROMPT_SWITCH_SECONDS, prompt_switching
+from chat_recall.adapters.sqlite.interpreter import PROMPT_SWITCH_SECONDS, holding_write_lock
 
 HOST_INTERVAL = 0.004
 
@@ -26,9 +26,9 @@ def host_interval() -> Iterator[None]:
 
 @pytest.mark.usefixtures("host_interval")
 def test_the_interval_is_prompt_inside_and_the_hosts_afterwards() -> None:
-    with prompt_switching():
+    with holding_write_lock():
         assert sys.getswitchinterval() == pytest.approx(PROMPT_SWITCH_SECONDS)
-        with prompt_switching():  # nested (two facades, two threads)
+        with holding_write_lock():  # nested (two facades, two threads)
             assert sys.getswitchinterval() == pytest.approx(PROMPT_SWITCH_SECONDS)
         assert sys.getswitchinterval() == pytest.approx(PROMPT_SWITCH_SECONDS)
     assert sys.getswitchinterval() == pytest.approx(HOST_INTERVAL)
@@ -36,7 +36,7 @@ def test_the_interval_is_prompt_inside_and_the_hosts_afterwards() -> None:
 
 @pytest.mark.usefixtures("host_interval")
 def test_a_host_that_changes_the_interval_meanwhile_keeps_its_value() -> None:
-    with prompt_switching():
+    with holding_write_lock():
         sys.setswitchinterval(0.002)
     assert sys.getswitchinterval() == pytest.approx(0.002)
 
@@ -45,7 +45,7 @@ def test_a_host_interval_already_shorter_is_left_alone() -> None:
     before = sys.getswitchinterval()
     sys.setswitchinterval(PROMPT_SWITCH_SECONDS / 2)
     try:
-        with prompt_switching():
+        with holding_write_lock():
             assert sys.getswitchinterval() == pytest.approx(PROMPT_SWITCH_SECONDS / 2)
         assert sys.getswitchinterval() == pytest.approx(PROMPT_SWITCH_SECONDS / 2)
     finally:
@@ -77,13 +77,13 @@ def test_transactions_in_two_threads_restore_the_interval_once_both_end() -> Non
     inside, release = threading.Barrier(2), threading.Event()
 
     def transaction() -> None:
-        with prompt_switching():
+        with holding_write_lock():
             inside.wait()
             release.wait()
 
     thread = threading.Thread(target=transaction)
     thread.start()
-    with prompt_switching():
+    with holding_write_lock():
         inside.wait()
     assert sys.getswitchinterval() == pytest.approx(PROMPT_SWITCH_SECONDS)  # the other is open
     release.set()
