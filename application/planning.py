@@ -72,9 +72,12 @@ def _log() -> logging.Logger:
 @attrs.frozen
 class PlanningSettings:
     """`processes`: how many planning processes a backfill uses (0: always plan in the
-    indexer's own process). Off by default: at 1M heavy messages a lock probe saw more
-    of our write transactions over 25 ms with it (12 vs 6 of ~6,000, COMMITs that ran a
-    WAL checkpoint; ARCHITECTURE.md, "What scale took"). `min_backlog`: they are
+    indexer's own process). Off by default, which is what an embedding host gets:
+    starting processes from inside a host's process is the host's decision to make.
+    chat-recall's own processes (the CLI's `index` and `rebuild`, the MCP server) use
+    `for_own_process()`. A planning process speeds a heavy backfill up 1.4-2.2x on two
+    CPUs; the transactions it feeds are the same bounded batches (ARCHITECTURE.md,
+    "What scale took"). `min_backlog`: they are
     started only while at least this many messages await indexing (a process costs
     ~0.2 s of CPU to start);
     `recheck_batches`: how often, in batches, an indexer planning in its own process
@@ -83,6 +86,22 @@ class PlanningSettings:
     processes: int = 0
     min_backlog: int = 5_000
     recheck_batches: int = 64
+
+    @classmethod
+    def for_own_process(cls) -> PlanningSettings:
+        """For a process that is chat-recall's own (`chat-recall index`, `rebuild`, the
+        MCP server), not a host's: one planning process where this process may run on
+        two or more CPUs, none on one (a planning process would only take turns with
+        the indexer there)."""
+        return cls(processes=1 if usable_cpus() >= 2 else 0)
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the platform tells it)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        return len(affinity(0))
+    return os.cpu_count() or 1
 
 
 # -- what crosses the pipes --------------------------------------------------------------

@@ -24,6 +24,9 @@ import attrs
 import pytest
 
 from chat_recall.adapters import bootstrap
+from chat_recall.adapters.cli.main import main
+from chat_recall.adapters.engines import Engine
+from chat_recall.application import planning as planning_module
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.planning import (
     BatchPlanning,
@@ -419,3 +422,112 @@ def alive(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state != "Z"
+
+
+# -- chat-recall's own processes plan in a planning process --------------------------------
+
+
+@pytest.mark.parametrize(("cpus", "processes"), [(1, 0), (2, 1), (16, 1)])
+def test_a_process_of_chat_recalls_own_plans_in_one_process_where_two_cpus_are_usable(
+    cpus: int, processes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(planning_module, "usable_cpus", lambda: cpus)
+    assert PlanningSettings.for_own_process().processes == processes
+    assert PlanningSettings().processes == 0  # an embedding host starts none unless it asks
+
+
+def test_usable_cpus_counts_this_process_affinity() -> None:
+    expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert planning_module.usable_cpus() == expected
+
+
+@pytest.fixture(scope="module")
+def longer_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Long enough to outlast an indexer's first half second (`HostYield.quiet_seconds`),
+    in which it plans in its own process whatever the settings."""
+    path = tmp_path_factory.mktemp("longer") / "history.db"
+    generate(path, messages=2_500, apps=3, profile="heavy")
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def longer_in_process(
+    longer_history: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[object, ...]:
+    directory = tmp_path_factory.mktemp("longer_in_process")
+    with opened(longer_history, directory, IN_PROCESS) as recall:
+        recall.indexer.run_until_idle()
+        return snapshot(recall)
+
+
+@pytest.fixture
+def small_backlogs_planned_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's default planning, but started for any backlog (the history here is a
+    few thousand messages; the default waits for 5,000)."""
+    own = PlanningSettings.for_own_process
+    monkeypatch.setattr(planning_module, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(
+        PlanningSettings,
+        "for_own_process",
+        classmethod(lambda cls: attrs.evolve(own(), min_backlog=1)),
+    )
+
+
+@pytest.mark.usefixtures("small_backlogs_planned_apart")
+@pytest.mark.parametrize("flag", [[], ["--planning-processes", "0"]])
+def test_the_index_command_plans_in_a_planning_process_unless_told_not_to_and_says_so(
+    flag: list[str],
+    longer_history: Path,
+    tmp_path: Path,
+    longer_in_process: tuple[object, ...],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    copy = tmp_path / "copy.db"
+    shutil.copy(longer_history, copy)
+    assert main(["install", "--db", str(copy)]) == 0
+    assert main(["index", "--db", str(copy), "--quiet", *flag]) == 0
+    printed = capsys.readouterr().out
+    assert ("batches planned by a planning process" in printed) == (not flag), printed
+    assert "failed" not in printed
+    with bootstrap.sqlite(copy, settings=IN_PROCESS) as recall:
+        assert recall.dirty.backlog().is_empty
+        assert snapshot(recall) == longer_in_process
+
+
+def test_a_planning_process_that_fails_is_reported_by_the_index_command(
+    small_backlogs_planned_apart: None,
+    longer_history: Path,
+    tmp_path: Path,
+    longer_in_process: tuple[object, ...],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    copy = tmp_path / "copy.db"
+    shutil.copy(longer_history, copy)
+    assert main(["install", "--db", str(copy)]) == 0
+    monkeypatch.setattr(sys, "executable", shutil.which("false") or "/bin/false")
+    assert main(["index", "--db", str(copy), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "a planning process failed 1 times (planned in this process instead" in printed
+    with bootstrap.sqlite(copy, settings=IN_PROCESS) as recall:
+        assert snapshot(recall) == longer_in_process
+
+
+@pytest.mark.usefixtures("small_backlogs_planned_apart")
+def test_the_index_command_plans_apart_for_the_tantivy_engine_too(
+    longer_history: Path,
+    tmp_path: Path,
+    longer_in_process: tuple[object, ...],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    copy = tmp_path / "copy.db"
+    shutil.copy(longer_history, copy)
+    bootstrap.sqlite(copy, engine=Engine.TANTIVY, settings=IN_PROCESS).close()
+    assert main(["index", "--db", str(copy), "--quiet"]) == 0
+    assert "batches planned by a planning process" in capsys.readouterr().out
+    with bootstrap.sqlite(copy, engine=None, settings=IN_PROCESS) as recall:
+        assert recall.dirty.backlog().is_empty
+        assert snapshot(recall) == longer_in_process

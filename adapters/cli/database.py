@@ -19,6 +19,7 @@ from chat_recall.domain.errors import InvalidArguments
 
 if TYPE_CHECKING:
     from chat_recall.adapters.engines import Engine
+    from chat_recall.application.indexer import IndexerSettings
     from chat_recall.application.service import ChatRecall
 
 
@@ -63,19 +64,38 @@ def schema(arguments: argparse.Namespace) -> HostSchema:
         raise InvalidArguments(f"cannot use the schema mapping {mapping}: {error}") from error
 
 
+def indexer_settings(arguments: argparse.Namespace) -> IndexerSettings:
+    """The indexer's settings for a command that indexes (`--planning-processes`, else
+    what suits a process of chat-recall's own: `PlanningSettings.for_own_process`)."""
+    from chat_recall.application.indexer import IndexerSettings
+    from chat_recall.application.planning import PlanningSettings
+
+    processes = getattr(arguments, "planning_processes", None)
+    planning = (
+        PlanningSettings.for_own_process()
+        if processes is None
+        else PlanningSettings(processes=processes)
+    )
+    return IndexerSettings(planning=planning)
+
+
 def open_recall(arguments: argparse.Namespace, engine: Engine | None = None) -> ChatRecall:
     """The facade over an existing database where chat-recall is installed, with the
     engine that built its index (or `engine`, which is then recorded); nothing else is
     written at start."""
     from chat_recall.adapters import bootstrap
 
+    settings = indexer_settings(arguments)
     if is_postgres(arguments):
-        return bootstrap.postgres(str(arguments.db), schema=schema(arguments), install=False)
+        return bootstrap.postgres(
+            str(arguments.db), schema=schema(arguments), install=False, settings=settings
+        )
     return bootstrap.sqlite(
         require_existing(path(arguments)),
         schema=schema(arguments),
         install=engine is not None,
         engine=engine,
+        settings=settings,
     )
 
 

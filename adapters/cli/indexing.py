@@ -24,6 +24,10 @@ class DrainReport:
     batches: int
     seconds: float
     longest_batch_seconds: float
+    # batches planned ahead by planning processes, and planning processes that failed
+    # (their batches were planned in this process instead)
+    planned_apart: int = 0
+    planning_failures: int = 0
 
     @property
     def nothing_to_do(self) -> bool:
@@ -35,6 +39,8 @@ def drain(
 ) -> DrainReport:
     started = clock()
     counted_at = started
+    planning = recall.indexer.planning
+    apart_before, failures_before = planning.planned_apart, planning.failures
     pending = recall.dirty.backlog().messages
     indexed = deleted = purged = batches = since_count = 0
     longest = 0.0
@@ -64,7 +70,16 @@ def drain(
     finally:
         recall.indexer.release_claim()
         progress.close()
-    return DrainReport(indexed, deleted, purged, batches, clock() - started, longest)
+    return DrainReport(
+        indexed,
+        deleted,
+        purged,
+        batches,
+        clock() - started,
+        longest,
+        planned_apart=planning.planned_apart - apart_before,
+        planning_failures=planning.failures - failures_before,
+    )
 
 
 def summary(report: DrainReport, verb: str = "indexed") -> str:
@@ -75,7 +90,18 @@ def summary(report: DrainReport, verb: str = "indexed") -> str:
         parts.append(f"{report.deleted:,} without searchable text")
     if report.purged:
         parts.append(f"{report.purged:,} deleted ones purged")
-    return (
+    line = (
         ", ".join(parts)
         + f" in {report.seconds:.1f} s (longest batch {report.longest_batch_seconds * 1000:.0f} ms)"
     )
+    if report.planned_apart:
+        line += (
+            f"; {report.planned_apart:,} of {report.batches:,} batches planned by a "
+            "planning process"
+        )
+    if report.planning_failures:
+        line += (
+            f"; a planning process failed {report.planning_failures} times "
+            "(planned in this process instead; see the log)"
+        )
+    return line

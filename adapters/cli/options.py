@@ -143,3 +143,17 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
             "on standard error)"
         ),
     )
+
+
+def add_planning(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--planning-processes",
+        metavar="N",
+        type=IntRange(0, 8),
+        default=None,
+        help=(
+            "processes that plan backfill batches (read, project, redact) while this one "
+            "writes, used while 5,000 or more messages await indexing; 0 plans in this "
+            "process (0-8, default: 1 where two or more CPUs are usable, else 0)"
+        ),
+    )

@@ -544,6 +544,7 @@ def _run(
             "sync_seconds": round(synced, 1),
         },
         "install_seconds": round(install, 2),
+        "planning_processes": settings.planning.processes,
     }
     projection = projection_throughput(recall, path, min(PROJECTION_SAMPLE, messages))
     documents = projection.pop("_documents")
@@ -619,7 +620,8 @@ def print_table(results: dict[str, Any]) -> None:
         f"{raw['cpu_messages_per_second']:,} msg/s)"
     )
     print(
-        f"backfill: {backfill_['messages_per_second']:,} msg/s overall "
+        f"backfill ({results.get('planning_processes', 0)} planning processes): "
+        f"{backfill_['messages_per_second']:,} msg/s overall "
         f"({backfill_['ratio_to_raw_insert']}x raw {backfill_['raw_insert_engine']} insert; "
         f"in-batch projection "
         f"{backfill_['projection_messages_per_second']:,}/s, storage "
@@ -713,7 +715,7 @@ def main() -> None:
         type=int,
         default=None,
         help="processes that plan backfill batches ahead (0: plan in the indexer's own "
-        "process; default: PlanningSettings' default)",
+        "process; default: as `chat-recall index` plans, PlanningSettings.for_own_process)",
     )
     parser.add_argument(
         "--dsn", default=None, help="postgres: a server to use (default: start a throwaway one)"
@@ -743,12 +745,10 @@ def main() -> None:
     engine = Engine(arguments.engine)
     suffix = "" if engine is Engine.SQLITE else f"-{engine.value}"
     out = arguments.out or Path(f"bench-results/scale-{arguments.profile}{suffix}.json")
-    planning = PlanningSettings(
-        processes=(
-            PlanningSettings().processes
-            if arguments.planning_processes is None
-            else arguments.planning_processes
-        )
+    planning = (
+        PlanningSettings.for_own_process()
+        if arguments.planning_processes is None
+        else PlanningSettings(processes=arguments.planning_processes)
     )
     print_table(
         run(arguments.messages, out, arguments.repeats, arguments.profile, engine, planning)

@@ -12,6 +12,7 @@ from chat_recall.adapters.cli import database, options
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser)
     options.add_quiet(parser)
+    options.add_planning(parser)
     parser.add_argument(
         "--retry-quarantined",
         action="store_true",

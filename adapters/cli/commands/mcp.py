@@ -24,6 +24,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser)
     options.add_app(parser, required=False)
     options.add_current(parser, message=False)
+    options.add_planning(parser)
     parser.add_argument(
         "--read-only",
         action="store_true",

@@ -10,6 +10,7 @@ from chat_recall.adapters.cli import database, options
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser)
     options.add_quiet(parser)
+    options.add_planning(parser)
 
 
 def run(arguments: argparse.Namespace) -> int:
