@@ -37,6 +37,9 @@ def test_a_small_benchmark_run_is_correct_and_complete(
     assert results["fixture"]["largest_app_messages"] > results["fixture"]["messages"] / 10
     assert results["projection"]["messages"] > 0
     assert results["raw_fts5_insert"]["messages"] > 0
+    # every document of the fixture built in FTS5 alone, the floor at the fixture's scale
+    assert messages / 2 < results["raw_fts5_build"]["messages"] <= results["backfill"]["messages"]
+    assert results["backfill"]["ratio_to_raw_build"] > 0
     assert results["size"]["index_mb"] > 0
     for row in results["search"].values():
         assert row["matches_sent"] >= row["matches_words"] > 0
