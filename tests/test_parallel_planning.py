@@ -476,25 +476,46 @@ def small_backlogs_planned_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+def cli_indexed(
+    history: Path,
+    directory: Path,
+    capsys: pytest.CaptureFixture[str],
+    *flags: str,
+    engine: Engine = Engine.SQLITE,
+) -> tuple[str, tuple[object, ...]]:
+    """`chat-recall index` over a copy of `history` installed with `engine`: what it
+    printed, and the index it built."""
+    copy = directory / "copy.db"
+    shutil.copy(history, copy)
+    bootstrap.sqlite(copy, engine=engine, settings=IN_PROCESS).close()  # installs
+    assert main(["index", "--db", str(copy), "--quiet", *flags]) == 0
+    printed = capsys.readouterr().out
+    with bootstrap.sqlite(copy, engine=None, settings=IN_PROCESS) as recall:
+        assert recall.dirty.backlog().is_empty
+        return printed, snapshot(recall)
+
+
 @pytest.mark.usefixtures("small_backlogs_planned_apart")
-@pytest.mark.parametrize("flag", [[], ["--planning-processes", "0"]])
+@pytest.mark.parametrize(
+    ("flags", "engine"),
+    [
+        ([], Engine.SQLITE),
+        (["--planning-processes", "0"], Engine.SQLITE),
+        ([], Engine.TANTIVY),
+    ],
+)
 def test_the_index_command_plans_in_a_planning_process_unless_told_not_to_and_says_so(
-    flag: list[str],
+    flags: list[str],
+    engine: Engine,
     longer_history: Path,
     tmp_path: Path,
     longer_in_process: tuple[object, ...],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    copy = tmp_path / "copy.db"
-    shutil.copy(longer_history, copy)
-    assert main(["install", "--db", str(copy)]) == 0
-    assert main(["index", "--db", str(copy), "--quiet", *flag]) == 0
-    printed = capsys.readouterr().out
-    assert ("batches planned by a planning process" in printed) == (not flag), printed
+    printed, built = cli_indexed(longer_history, tmp_path, capsys, *flags, engine=engine)
+    assert ("batches planned by a planning process" in printed) == (not flags), printed
     assert "failed" not in printed
-    with bootstrap.sqlite(copy, settings=IN_PROCESS) as recall:
-        assert recall.dirty.backlog().is_empty
-        assert snapshot(recall) == longer_in_process
+    assert built == longer_in_process
 
 
 def test_a_planning_process_that_fails_is_reported_by_the_index_command(
@@ -505,29 +526,7 @@ def test_a_planning_process_that_fails_is_reported_by_the_index_command(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    copy = tmp_path / "copy.db"
-    shutil.copy(longer_history, copy)
-    assert main(["install", "--db", str(copy)]) == 0
     monkeypatch.setattr(sys, "executable", shutil.which("false") or "/bin/false")
-    assert main(["index", "--db", str(copy), "--quiet"]) == 0
-    printed = capsys.readouterr().out
-    assert "a planning process failed 1 times (planned in this process instead" in printed
-    with bootstrap.sqlite(copy, settings=IN_PROCESS) as recall:
-        assert snapshot(recall) == longer_in_process
-
-
-@pytest.mark.usefixtures("small_backlogs_planned_apart")
-def test_the_index_command_plans_apart_for_the_tantivy_engine_too(
-    longer_history: Path,
-    tmp_path: Path,
-    longer_in_process: tuple[object, ...],
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    copy = tmp_path / "copy.db"
-    shutil.copy(longer_history, copy)
-    bootstrap.sqlite(copy, engine=Engine.TANTIVY, settings=IN_PROCESS).close()
-    assert main(["index", "--db", str(copy), "--quiet"]) == 0
-    assert "batches planned by a planning process" in capsys.readouterr().out
-    with bootstrap.sqlite(copy, engine=None, settings=IN_PROCESS) as recall:
-        assert recall.dirty.backlog().is_empty
-        assert snapshot(recall) == longer_in_process
+    printed, built = cli_indexed(longer_history, tmp_path, capsys)
+    assert "a planning process failed once (planned here instead; see the log)" in printed
+    assert built == longer_in_process

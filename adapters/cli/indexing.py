@@ -100,8 +100,6 @@ def summary(report: DrainReport, verb: str = "indexed") -> str:
             "planning process"
         )
     if report.planning_failures:
-        line += (
-            f"; a planning process failed {report.planning_failures} times "
-            "(planned in this process instead; see the log)"
-        )
+        times = "once" if report.planning_failures == 1 else f"{report.planning_failures} times"
+        line += f"; a planning process failed {times} (planned here instead; see the log)"
     return line
