@@ -64,13 +64,16 @@ def schema(arguments: argparse.Namespace) -> HostSchema:
         raise InvalidArguments(f"cannot use the schema mapping {mapping}: {error}") from error
 
 
-def indexer_settings(arguments: argparse.Namespace) -> IndexerSettings:
+def indexer_settings(arguments: argparse.Namespace) -> IndexerSettings | None:
     """The indexer's settings for a command that indexes (`--planning-processes`, else
-    what suits a process of chat-recall's own: `PlanningSettings.for_own_process`)."""
+    what suits a process of chat-recall's own: `PlanningSettings.for_own_process`);
+    None for one that does not (a search or a read never loads the indexer)."""
+    if "planning_processes" not in arguments:
+        return None
     from chat_recall.application.indexer import IndexerSettings
     from chat_recall.application.planning import PlanningSettings
 
-    processes = getattr(arguments, "planning_processes", None)
+    processes = arguments.planning_processes
     planning = (
         PlanningSettings.for_own_process()
         if processes is None
