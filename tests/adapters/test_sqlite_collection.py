@@ -5,7 +5,6 @@ collection is back afterwards unless the host had it off."""
 from __future__ import annotations
 
 import gc
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,6 @@ import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.interpreter import holding_write_lock
 
 
 @pytest.fixture
@@ -82,21 +80,3 @@ def test_a_host_that_had_collection_off_keeps_it_off(database: SqliteDatabase) -
         assert not gc.isenabled()
     finally:
         gc.enable()
-
-
-def test_transactions_in_two_threads_give_collection_back_once_both_end() -> None:
-    inside, release = threading.Barrier(2), threading.Event()
-
-    def transaction() -> None:
-        with holding_write_lock():
-            inside.wait()
-            release.wait()
-
-    thread = threading.Thread(target=transaction)
-    thread.start()
-    with holding_write_lock():
-        inside.wait()
-    assert not gc.isenabled()  # the other transaction is still open
-    release.set()
-    thread.join()
-    assert gc.isenabled()

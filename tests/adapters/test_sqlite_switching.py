@@ -3,6 +3,7 @@ and the host's switch interval comes back afterwards."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from collections.abc import Iterator
@@ -73,7 +74,9 @@ def test_every_write_transaction_switches_promptly_and_an_error_restores(tmp_pat
 
 
 @pytest.mark.usefixtures("host_interval")
-def test_transactions_in_two_threads_restore_the_interval_once_both_end() -> None:
+def test_transactions_in_two_threads_restore_the_interval_and_collection_once_both_end() -> None:
+    """Both settings `holding_write_lock` holds (test_sqlite_collection.py for the rest
+    of garbage collection's)."""
     inside, release = threading.Barrier(2), threading.Event()
 
     def transaction() -> None:
@@ -85,7 +88,10 @@ def test_transactions_in_two_threads_restore_the_interval_once_both_end() -> Non
     thread.start()
     with holding_write_lock():
         inside.wait()
-    assert sys.getswitchinterval() == pytest.approx(PROMPT_SWITCH_SECONDS)  # the other is open
+    # the other transaction is still open
+    assert sys.getswitchinterval() == pytest.approx(PROMPT_SWITCH_SECONDS)
+    assert not gc.isenabled()
     release.set()
     thread.join()
     assert sys.getswitchinterval() == pytest.approx(HOST_INTERVAL)
+    assert gc.isenabled()
