@@ -75,7 +75,7 @@ class PlanningSettings:
     indexer's own process). Off by default, which is what an embedding host gets:
     starting processes from inside a host's process is the host's decision to make.
     chat-recall's own processes (the CLI's `index` and `rebuild`, the MCP server) use
-    `for_own_process()`. A planning process speeds a heavy backfill up 1.4-2.2x on two
+    `for_own_process()`. A planning process speeds a heavy backfill up 1.4-1.9x on two
     CPUs; the transactions it feeds are the same bounded batches (ARCHITECTURE.md,
     "What scale took"). `min_backlog`: they are
     started only while at least this many messages await indexing (a process costs
