@@ -26,6 +26,7 @@ from chat_recall.domain.projection.scanner import Block, Segment, parse_attribut
 from chat_recall.domain.projection.text import (
     cap_utf8,
     clip_chars,
+    close_invisible_gaps,
     collapse_whitespace,
     tidy_lines,
     valid_unicode,
@@ -35,7 +36,7 @@ from chat_recall.domain.redaction.redactor import assemble
 
 # Bump whenever projection output changes for the same input and policy: the derived
 # index is rebuilt in the background when the stored version differs.
-PROJECTION_VERSION = 2
+PROJECTION_VERSION = 3
 
 # The cap is in UTF-8 bytes, the unit of every output budget; a capped projection keeps
 # its first PROJECTION_MAX_BYTES - PROJECTION_TAIL_BYTES bytes and its last
@@ -108,12 +109,13 @@ def project_for_read(message: MessageText, policy: MarkupPolicy = DEFAULT_POLICY
 def redact_title(title: str | None, policy: MarkupPolicy = DEFAULT_POLICY) -> Redaction:
     """A chat title as it may be indexed and returned: valid Unicode, credentials
     redacted (titles are searchable and shown)."""
-    return policy.redactor.redact(valid_unicode(title or ""))
+    return policy.redactor.redact(valid_unicode(close_invisible_gaps(title or "")))
 
 
 def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:
     redactor = policy.redactor
     counts: Counter[str] | None = None  # what rendering redacted (clipped values)
+    content = close_invisible_gaps(content)  # before anything is scanned or redacted
     if role is Role.USER:
         raw = valid_unicode(content)
     else:

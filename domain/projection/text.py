@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
-from chat_recall.domain.text.segment import valid_unicode
+from chat_recall.domain.text.segment import close_invisible_gaps, valid_unicode
 
-__all__ = ["valid_unicode"]  # re-exported: projection code reads it from here
+# re-exported: projection code reads them from here
+__all__ = ["close_invisible_gaps", "valid_unicode"]
 
 _HORIZONTAL_RUN = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n{3,}")

@@ -55,6 +55,32 @@ def valid_unicode(text: str) -> str:
     return _compiled(_SURROGATE).sub("\ufffd", text)
 
 
+# Characters that show nothing between two ASCII characters: Unicode's format characters
+# (zero-width space and joiners, soft hyphen, word joiner, byte-order mark, bidirectional
+# controls, tags; a superset of category Cf as of Unicode 15), the combining grapheme
+# joiner and the variation selectors. Pasted from a web page or a chat client, one can sit
+# inside a credential; see `close_invisible_gaps`.
+_INVISIBLE = (
+    "\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff"
+    "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
+)
+_INVISIBLE_GAP = f"(?<=[!-~])[{_INVISIBLE}]+(?=[!-~])"
+
+
+def close_invisible_gaps(text: str) -> str:
+    """`text` without the invisible characters (`_INVISIBLE`) that stand between two
+    printable ASCII characters. Credentials are ASCII: one split by an invisible
+    character would escape redaction, and the index would join its halves again (it
+    drops zero-width spaces) or keep them as two findable pieces. Applied to every text
+    before it is redacted. Between other characters they stay (emoji sequences and
+    Persian text use joiners)."""
+    if text.isascii():  # O(1) in CPython
+        return text
+    return _compiled(_INVISIBLE_GAP).sub("", text)
+
+
 def sanitize(text: str) -> str:
     """Text safe to store and tokenise identically everywhere."""
     if text.isascii():  # O(1) in CPython: no surrogate, segment mark or unspaced script

@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import attrs
+
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.telemetry import RecordingTelemetry
 from chat_recall.application.service import ChatRecall
@@ -21,6 +23,18 @@ from tests.redaction.samples import Positive, positives
 from tests.tools.conftest import ASSISTANT, USER, chat
 
 SAMPLES = positives()
+# Invisible characters pasted inside a credential (from a web page or a chat client).
+INVISIBLE = ["\u200b", "\u00ad", "\u2060", "\ufeff", "\u200d", "\u202e", "\u034f"]
+
+
+def _split_by_invisible(sample: Positive, index: int) -> Positive:
+    """The sample with an invisible character in the middle of its credential."""
+    middle = len(sample.secret) // 2
+    hidden = sample.secret[:middle] + INVISIBLE[index % len(INVISIBLE)] + sample.secret[middle:]
+    return attrs.evolve(sample, text=sample.text.replace(sample.secret, hidden))
+
+
+SPLIT_SAMPLES = [_split_by_invisible(sample, i) for i, sample in enumerate(SAMPLES)]
 
 
 def _escape(text: str) -> str:
@@ -29,12 +43,12 @@ def _escape(text: str) -> str:
     return text
 
 
-def _seed(recall: ChatRecall) -> list[int]:
+def _seed(recall: ChatRecall, samples: list[Positive] = SAMPLES) -> list[int]:
     """One chat per three samples: each sample in the title (every other one), in a
     user message, and in an assistant message's prose and tag attribute."""
     chat_ids = []
-    for index in range(0, len(SAMPLES), 3):
-        group = SAMPLES[index : index + 3]
+    for index in range(0, len(samples), 3):
+        group = samples[index : index + 3]
         title = f"Deploy notes {index} {group[0].text[:300]}" if index % 2 else f"Deploy {index}"
         messages = []
         for sample in group:
@@ -65,9 +79,9 @@ def test_a_credential_in_the_query_is_not_echoed(recall: ChatRecall) -> None:
         assert leaked(sample.secret, outcome.output + outcome.card) == []
 
 
-def _assert_nothing_leaks(outputs: list[str]) -> None:
+def _assert_nothing_leaks(outputs: list[str], samples: list[Positive] = SAMPLES) -> None:
     text = "\n".join(outputs)
-    for sample in SAMPLES:
+    for sample in samples:
         assert leaked(sample.secret, text) == [], sample.id
 
 
@@ -86,12 +100,25 @@ def test_no_tool_output_or_card_holds_a_credential_with_the_tantivy_engine(
         _assert_no_tool_output_or_card_holds_a_credential(r)
 
 
-def _assert_no_tool_output_or_card_holds_a_credential(recall: ChatRecall) -> None:
-    chat_ids = _seed(recall)
+def test_a_credential_split_by_an_invisible_character_is_redacted(recall: ChatRecall) -> None:
+    """A zero-width space, soft hyphen, word joiner... inside a credential hides it
+    from no check: it is redacted whole in the index, in read_chat and in the echoed
+    query, and neither half is returned."""
+    assert all(sample.secret not in sample.text for sample in SPLIT_SAMPLES)
+    _assert_no_tool_output_or_card_holds_a_credential(recall, SPLIT_SAMPLES)
+    for sample in SPLIT_SAMPLES[:20]:
+        outcome = recall.call_tool("search_chats", CallContext(1), {"query": sample.text[:400]})
+        assert leaked(sample.secret, outcome.output + outcome.card) == []
+
+
+def _assert_no_tool_output_or_card_holds_a_credential(
+    recall: ChatRecall, samples: list[Positive] = SAMPLES
+) -> None:
+    chat_ids = _seed(recall, samples)
     context = CallContext(1)
     outputs: list[str] = []
     queries = ["deploy credentials", "deploy notes", "redacted", "password", "key token"]
-    queries += sorted({q for sample in SAMPLES for q in _queries(sample)})
+    queries += sorted({q for sample in samples for q in _queries(sample)})
     found = 0
     for query in queries:
         outcome = recall.call_tool("search_chats", context, {"query": query, "limit": 20})
@@ -115,7 +142,7 @@ def _assert_no_tool_output_or_card_holds_a_credential(recall: ChatRecall) -> Non
             "read_chat", context, {"chat_id": chat_id, "around_message_id": first}
         )
         outputs += [all_text(around.output), around.card]
-    _assert_nothing_leaks(outputs)
+    _assert_nothing_leaks(outputs, samples)
     assert "[redacted " in "\n".join(outputs)
 
 
