@@ -68,6 +68,12 @@ NOTHING_MATCHED_NOTE = (
     "None of the query's words ({words}) occurs in this app's earlier chats. Try the "
     "words the chat would have used instead: synonyms, technical terms, names."
 )
+# While messages wait to be indexed, a word found nowhere may be in one of them.
+NOTHING_MATCHED_YET_NOTE = (
+    "None of the query's words ({words}) occurs in the messages indexed so far; "
+    "{pending} more are not searchable yet (see index_status), and may hold them. "
+    "Search again later, or try other words the chat would have used."
+)
 
 
 def _query(value: str) -> str:
@@ -233,7 +239,7 @@ class SearchChats:
             archival_content=True,
             notice=ARCHIVAL_NOTICE,
             unmatched_terms=[term.word for term in unmatched],
-            query_note=_nothing_matched(plan, unmatched),
+            query_note=_nothing_matched(plan, unmatched, pending),
             index_coverage=coverage,
             index_note=note,
         )
@@ -297,10 +303,13 @@ class SearchChats:
         )
 
 
-def _nothing_matched(plan: QueryPlan, unmatched: tuple[QueryTerm, ...]) -> str | None:
+def _nothing_matched(plan: QueryPlan, unmatched: tuple[QueryTerm, ...], pending: int) -> str | None:
     if not plan.terms or len(unmatched) < len(plan.terms):
         return None
-    return NOTHING_MATCHED_NOTE.format(words=", ".join(term.word for term in unmatched))
+    words = ", ".join(term.word for term in unmatched)
+    if pending:
+        return NOTHING_MATCHED_YET_NOTE.format(words=words, pending=pending)
+    return NOTHING_MATCHED_NOTE.format(words=words)
 
 
 def _title(index_title: str) -> str | None:

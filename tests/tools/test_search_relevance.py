@@ -133,6 +133,20 @@ def test_a_query_none_of_whose_words_occur_says_so_plainly(recall: ChatRecall) -
     assert "None of the query's words (people, sign) occurs" in output["query_note"]
 
 
+def test_a_word_found_nowhere_yet_is_not_called_absent_while_messages_wait(
+    recall: ChatRecall,
+) -> None:
+    chat_id, _ = chat(recall, 1, "Auth", ["We use passkeys with email codes as the fallback."])
+    recall.indexer.run_until_idle()
+    recall.host.add_message(chat_id, USER, "we chose the okapi framework", 1_700_100_000)
+    waiting = search(recall, "okapi")
+    assert waiting["index_status"] == "indexing"
+    assert "occurs in this app's earlier chats" not in waiting["query_note"]
+    assert "1 more are not searchable yet" in waiting["query_note"]
+    recall.indexer.run_until_idle()
+    assert "query_note" not in search(recall, "okapi")
+
+
 def test_a_long_message_shows_the_window_where_its_terms_are(recall: ChatRecall) -> None:
     filler = " ".join(f"word{i}" for i in range(400))
     chat(recall, 1, "Long", [f"{filler} the refunds now expire after thirty days {filler}"])
