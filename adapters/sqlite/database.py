@@ -160,12 +160,19 @@ class SqliteDatabase:
                     self.path, isolation_level=None, check_same_thread=False
                 )
         except sqlite3.Error as error:
-            raise IndexUnavailable(f"cannot open the database: {error}") from error
-        with self._lock:
-            self._opened.append(connection)
+            raise _cannot_open(self.path, error) from error
         if self.trace is not None:
             connection.set_trace_callback(self.trace)
-        return _configure(connection, read_only=read_only)
+        try:
+            configured = _configure(connection, read_only=read_only)
+        except sqlite3.Error as error:  # the file's first read: not a database, locked...
+            connection.close()
+            if _code(error) == SQLITE_NOTADB:
+                raise _cannot_open(self.path, error) from error
+            raise translate(error) from error
+        with self._lock:
+            self._opened.append(configured)
+        return configured
 
     def _open_reader(self, path: Path) -> sqlite3.Connection:
         """`mode=ro`; for a WAL database whose `-shm` cannot be created here and whose
@@ -343,6 +350,14 @@ def translate_errors() -> Iterator[None]:
             "do; `chat-recall rebuild` drops and rebuilds chat-recall's own tables (the "
             "host's tables are never touched)"
         ) from error
+
+
+def _cannot_open(path: Path, error: sqlite3.Error) -> IndexUnavailable:
+    if _code(error) == SQLITE_NOTADB:
+        return IndexUnavailable(
+            f"cannot open the database: {path} is not an SQLite database ({error})"
+        )
+    return IndexUnavailable(f"cannot open the database: {error}")
 
 
 def _code(error: sqlite3.Error) -> int:

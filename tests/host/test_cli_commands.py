@@ -317,6 +317,35 @@ def test_commands_on_a_missing_database_fail_and_create_nothing(
     assert files(tmp_path) == set()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["init"],
+        ["install"],
+        ["uninstall"],
+        ["rebuild"],
+        ["index"],
+        ["repair"],
+        ["search", "--app", "1", "x"],
+        ["read", "--app", "1", "--chat", "1"],
+        ["import", "LINES"],
+    ],
+)
+def test_commands_on_a_file_that_is_no_database_say_so_plainly(
+    tmp_path: Path, command: list[str]
+) -> None:
+    junk = tmp_path / "notes.db"
+    junk.write_bytes(b"not an SQLite database, just notes\n" * 10)
+    lines = jsonl(tmp_path / "h.jsonl", [{"type": "chat", "id": 1, "app_id": 1}])
+    arguments = [str(lines) if item == "LINES" else item for item in command[1:]]
+    done = run_cli(command[0], "--db", str(junk), *arguments)
+    assert done.returncode == Exit.FAILED
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("chat-recall: error: cannot open the database")
+    assert "is not an SQLite database" in done.stderr
+    assert junk.read_bytes() == b"not an SQLite database, just notes\n" * 10
+
+
 def test_failed_init_and_import_leave_no_file_behind(tmp_path: Path, capsys: Capture) -> None:
     assert main(["init", "--db", str(tmp_path / "no" / "such" / "dir.db")]) == Exit.FAILED
     assert main(["import", "--db", str(tmp_path / "a.db"), str(tmp_path / "none.jsonl")]) == 1
