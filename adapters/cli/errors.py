@@ -13,7 +13,11 @@ from chat_recall.domain.errors import ChatRecallError
 
 
 def fail(message: str) -> int:
-    print(f"chat-recall: error: {message}", file=sys.stderr)
+    """One line on standard error. The message may repeat what was read (an import
+    line's value): it is redacted like history."""
+    from chat_recall.domain.projection import redact_text  # only when a command fails
+
+    print(f"chat-recall: error: {redact_text(message).text}", file=sys.stderr)
     return Exit.FAILED
 
 

@@ -47,7 +47,12 @@ class ToolError:
 
     @classmethod
     def of(cls, error: ChatRecallError) -> ToolError:
-        return cls(ErrorOut(error.kind, str(error)))
+        """The error as the model gets it. A message may repeat what the caller sent (an
+        unknown argument's name, a value): it is redacted like history, and lone
+        surrogates are replaced (they cannot be sent as UTF-8)."""
+        from chat_recall.domain.projection import redact_text  # only when a call fails
+
+        return cls(ErrorOut(error.kind, redact_text(str(error)).text))
 
     @property
     def kind(self) -> str:

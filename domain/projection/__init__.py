@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         project_content_for_search,
         project_for_read,
         project_for_search,
+        redact_text,
         redact_title,
     )
 
@@ -44,6 +45,7 @@ _LAZY = frozenset(
         "project_content_for_search",
         "project_for_read",
         "project_for_search",
+        "redact_text",
         "redact_title",
     }
 )
@@ -64,6 +66,7 @@ __all__ = [
     "project_content_for_search",
     "project_for_read",
     "project_for_search",
+    "redact_text",
     "redact_title",
 ]
 

@@ -107,9 +107,16 @@ def project_for_read(message: MessageText, policy: MarkupPolicy = DEFAULT_POLICY
 
 
 def redact_title(title: str | None, policy: MarkupPolicy = DEFAULT_POLICY) -> Redaction:
-    """A chat title as it may be indexed and returned: valid Unicode, credentials
-    redacted (titles are searchable and shown)."""
-    return policy.redactor.redact(valid_unicode(close_invisible_gaps(title or "")))
+    """A chat title as it may be indexed and returned (titles are searchable and shown):
+    see `redact_text`."""
+    return redact_text(title or "", policy)
+
+
+def redact_text(text: str, policy: MarkupPolicy = DEFAULT_POLICY) -> Redaction:
+    """A short text as it may leave through a tool or a command (a title, an error
+    message that repeats what a caller sent): valid Unicode, no invisible character
+    inside a credential, credentials redacted."""
+    return policy.redactor.redact(valid_unicode(close_invisible_gaps(text)))
 
 
 def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:

@@ -406,6 +406,41 @@ def test_a_bad_import_line_is_reported_with_its_number_and_not_written(
     assert rows == [(6,)]
 
 
+def test_a_bad_import_line_is_reported_without_the_credential_it_holds(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    stripe = "sk_live_" + "51HxQ2mKp9Lz3Vn8Rt4Yw6Bc"
+    lines = jsonl(
+        tmp_path / "h.jsonl",
+        [
+            {"type": "chat", "id": 1, "app_id": 1, "created_at": 1_700_000_000},
+            {
+                "type": "message",
+                "id": 1,
+                "chat_id": 1,
+                "role": "user",
+                "content": "x",
+                "created_at": stripe,
+            },
+            {
+                "type": "message",
+                "id": 2,
+                "chat_id": 1,
+                "role": "password=hunter2Xy9Qz",
+                "content": "x",
+                "created_at": 1_700_000_001,
+            },
+        ],
+    )
+    assert main(["import", "--db", str(tmp_path / "h.db"), str(lines)]) == Exit.FAILED
+    err = capsys.readouterr().err
+    assert "line 2: created_at: '[redacted stripe-secret-key]'" in err
+    assert "line 3: role:" in err
+    assert "[redacted password]" in err
+    assert stripe not in err
+    assert "hunter2Xy9Qz" not in err
+
+
 def test_import_accepts_seconds_milliseconds_and_iso_timestamps(
     tmp_path: Path, capsys: Capture
 ) -> None:

@@ -182,3 +182,30 @@ def test_a_changed_redaction_policy_re_projects_the_index(tmp_path: Path) -> Non
     assert token not in after
     assert "[redacted acme-token]" in after
     recall.close()
+
+
+def test_an_error_that_repeats_what_the_caller_sent_holds_no_credential() -> None:
+    recall = bootstrap.in_memory()
+    context = CallContext(1)
+    key, stripe = SAMPLES[0], next(s for s in SAMPLES if s.kind == "stripe-secret-key")
+    calls = [
+        ("search_chats", {"query": "x", key.secret: 1}),
+        ("read_chat", {"chat_id": 1, f"password={stripe.secret}": 1}),
+        (stripe.secret, {}),
+    ]
+    for name, arguments in calls:
+        outcome = recall.call_tool(name, context, arguments)
+        assert "error" in json.loads(outcome.output)
+        assert leaked(key.secret, outcome.output) == []
+        assert leaked(stripe.secret, outcome.output) == []
+        assert "[redacted " in outcome.output
+
+
+def test_an_argument_name_with_a_lone_surrogate_gets_a_structured_error() -> None:
+    """JSON allows a lone surrogate escape ("\\ud800"), so a model can send one."""
+    recall = bootstrap.in_memory()
+    outcome = recall.call_tool("read_chat", CallContext(1), {"chat_id": 1, "x\ud800": 1})
+    error = json.loads(outcome.output)["error"]
+    assert error["kind"] == "invalid_arguments"
+    assert "x\ufffd" in error["message"]
+    outcome.output.encode("utf-8")  # sendable

@@ -79,8 +79,11 @@ def run(arguments: argparse.Namespace) -> int:
         progress.close()
         release()
     label = "standard input" if arguments.file == "-" else arguments.file
-    for problem in report.errors[:MAX_REPORTED_LINES]:
-        print(f"chat-recall: {label}: {problem}", file=sys.stderr)
+    if report.errors:  # a bad line's value may be a credential: redacted like history
+        from chat_recall.domain.projection import redact_text
+
+        for problem in report.errors[:MAX_REPORTED_LINES]:
+            print(f"chat-recall: {label}: {redact_text(problem).text}", file=sys.stderr)
     if len(report.errors) > MAX_REPORTED_LINES:
         print(
             f"chat-recall: {label}: {len(report.errors) - MAX_REPORTED_LINES:,} more bad lines",
