@@ -30,6 +30,7 @@ from chat_recall.domain.projection.text import (
     collapse_whitespace,
     tidy_lines,
     valid_unicode,
+    without_controls,
 )
 from chat_recall.domain.redaction import Redaction, Redactor
 from chat_recall.domain.redaction.redactor import assemble
@@ -114,9 +115,10 @@ def redact_title(title: str | None, policy: MarkupPolicy = DEFAULT_POLICY) -> Re
 
 def redact_text(text: str, policy: MarkupPolicy = DEFAULT_POLICY) -> Redaction:
     """A short text as it may leave through a tool or a command (a title, an error
-    message that repeats what a caller sent): valid Unicode, no invisible character
-    inside a credential, credentials redacted."""
-    return policy.redactor.redact(valid_unicode(close_invisible_gaps(text)))
+    message that repeats what a caller sent): valid Unicode without control characters
+    (`without_controls`), no invisible character inside a credential, credentials
+    redacted."""
+    return policy.redactor.redact(without_controls(valid_unicode(close_invisible_gaps(text))))
 
 
 def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:
@@ -143,6 +145,8 @@ def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMod
     if counts:
         counts.update(found)
         found = counts
+    if mode is ProjectionMode.READ:  # returned as it is (search text is `sanitize`d)
+        text = without_controls(text)
     return Projection.bounded(text, found)
 
 

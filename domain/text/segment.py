@@ -25,9 +25,9 @@ _UNSPACED = (
     "\U00020000-\U0003ffff"
     "]"
 )
-# C0 controls except tab and newline, and lone surrogates (which cannot be stored as
+# C0 and C1 controls except tab and newline, and lone surrogates (which cannot be stored as
 # UTF-8) become spaces / U+FFFD; stray segment marks are dropped.
-_CONTROL = "[\x00-\x08\x0b-\x1f\x7f]"
+_CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 _SURROGATE = "[\ud800-\udfff]"
 
 
@@ -81,11 +81,19 @@ def close_invisible_gaps(text: str) -> str:
     return _compiled(_INVISIBLE_GAP).sub("", text)
 
 
+def without_controls(text: str) -> str:
+    """C0 and C1 control characters other than tab and newline (the escape sequences a
+    terminal would obey, NUL) become spaces."""
+    if text.isascii() and not _has_ascii_control(text):
+        return text
+    return _compiled(_CONTROL).sub(" ", text)
+
+
 def sanitize(text: str) -> str:
     """Text safe to store and tokenise identically everywhere."""
     if text.isascii():  # O(1) in CPython: no surrogate, segment mark or unspaced script
-        return _compiled(_CONTROL).sub(" ", text) if _has_ascii_control(text) else text
-    return valid_unicode(_compiled(_CONTROL).sub(" ", text)).replace(SEGMENT_MARK, "")
+        return without_controls(text)
+    return valid_unicode(without_controls(text)).replace(SEGMENT_MARK, "")
 
 
 def index_text(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.read_chat import OUTPUT_BUDGET_BYTES
+from tests.redaction.leaks import all_text
 from tests.tools.conftest import ASSISTANT, USER, chat, result
 
 
@@ -341,3 +343,18 @@ def test_a_host_table_without_rowid_is_read_whole(tmp_path: Path) -> None:
     with bootstrap.sqlite(path) as recall:
         output = read(recall, chat_id=1)
     assert [m["text"] for m in output["messages"]] == ["first words", "second words"]
+
+
+def test_control_characters_are_never_returned(recall: ChatRecall) -> None:
+    """Stored escape sequences would drive a terminal that shows the text (`chat-recall
+    read --format text`), and NUL ends strings in C clients: they come back as spaces,
+    as search excerpts have them."""
+    controls = "\x1b[2J\x1b]0;PWNED\x07 \x9b31mRED\x01 end"  # PostgreSQL stores no NUL
+    chat_id, _ = chat(recall, 1, f"esc {controls}", [f"user {controls}", f"answer {controls}"])
+    recall.indexer.run_until_idle()
+    page = recall.read_chat(CallContext(1), {"chat_id": chat_id})
+    texts = all_text(page)
+    assert "PWNED" in texts
+    assert re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", texts) is None
+    hits = recall.search_chats(CallContext(1), {"query": "pwned"})
+    assert re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", all_text(hits)) is None
