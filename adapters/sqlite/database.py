@@ -184,7 +184,9 @@ class SqliteDatabase:
             return connection
         except sqlite3.OperationalError as error:
             connection.close()
-            if _code(error) != SQLITE_CANTOPEN or not path.is_file():
+            # The -shm cannot be created: CANTOPEN where the file system is read-only,
+            # READONLY (SQLITE_READONLY_DIRECTORY) where permissions deny it.
+            if _code(error) not in (SQLITE_CANTOPEN, SQLITE_READONLY) or not path.is_file():
                 raise
             if _wal_holds_changes(path):
                 raise StorageReadOnly(

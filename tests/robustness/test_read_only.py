@@ -187,3 +187,41 @@ def test_changes_in_a_wal_that_cannot_be_read_are_a_clear_error(tmp_path: Path) 
     assert out["open_error"][0] == "index_unavailable"
     assert "make the directory writable" in out["open_error"][1]
     assert json.dumps(out).count("Traceback") == 0
+
+
+class _DeniedShm:
+    """A `mode=ro` connection as a non-root user gets it in a directory it may not
+    write: SQLite cannot create the -shm and says SQLITE_READONLY_DIRECTORY (1544)."""
+
+    def execute(self, *_: object) -> None:
+        error = sqlite3.OperationalError("attempt to write a readonly database")
+        error.sqlite_errorcode = 1544  # type: ignore[attr-defined]
+        raise error
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_directory_that_permissions_make_read_only_is_read_immutable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Root ignores permissions, so the suite's other read-only runs (a read-only mount
+    when root) meet SQLITE_CANTOPEN; a user denied by permissions meets READONLY."""
+    from chat_recall.adapters.sqlite import database
+
+    path = host_database(tmp_path, pending=False)
+    checkpoint(path)
+    real_connect = sqlite3.connect
+    opened: list[str] = []
+
+    def connect(target: str, *args: Any, **kwargs: Any) -> Any:
+        opened.append(str(target))
+        if str(target).endswith("?mode=ro"):
+            return _DeniedShm()
+        return real_connect(target, *args, **kwargs)
+
+    monkeypatch.setattr(database.sqlite3, "connect", connect)
+    db = database.SqliteDatabase(path)
+    with db.reading() as connection:
+        assert connection.execute("SELECT count(*) FROM messages").fetchone()[0] == 2
+    assert opened[-1].endswith("?mode=ro&immutable=1")
