@@ -30,7 +30,7 @@ from chat_recall.domain.redaction import Redactor
 from chat_recall.domain.search.evidence import questions, rank_matches, with_answers
 from chat_recall.domain.search.query_builder import QueryPlan, QueryTerm, build_query
 from chat_recall.domain.search.ranking import RecencyScale, SearchPolicy, group, shortlist
-from chat_recall.domain.text import close_invisible_gaps, reading_text
+from chat_recall.domain.text import reading_text, unmasked
 from chat_recall.domain.text.segment import sanitize
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ class SearchChats:
         # A credential in the query is redacted like the history: it is never echoed,
         # and its placeholder finds the messages where such a credential was redacted.
         redactor = Redactor.of(self.markup.redaction)
-        query = redactor.redact(close_invisible_gaps(arguments.query)).text
+        query = redactor.redact(unmasked(arguments.query)).text
         arguments = attrs.evolve(arguments, query=query)
         plan = build_query(
             arguments.query,

@@ -26,9 +26,9 @@ from chat_recall.domain.projection.scanner import Block, Segment, parse_attribut
 from chat_recall.domain.projection.text import (
     cap_utf8,
     clip_chars,
-    close_invisible_gaps,
     collapse_whitespace,
     tidy_lines,
+    unmasked,
     valid_unicode,
     without_controls,
 )
@@ -118,13 +118,13 @@ def redact_text(text: str, policy: MarkupPolicy = DEFAULT_POLICY) -> Redaction:
     message that repeats what a caller sent): valid Unicode without control characters
     (`without_controls`), no invisible character inside a credential, credentials
     redacted."""
-    return policy.redactor.redact(without_controls(valid_unicode(close_invisible_gaps(text))))
+    return policy.redactor.redact(without_controls(valid_unicode(unmasked(text))))
 
 
 def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:
     redactor = policy.redactor
     counts: Counter[str] | None = None  # what rendering redacted (clipped values)
-    content = close_invisible_gaps(content)  # before anything is scanned or redacted
+    content = unmasked(content)  # before anything is scanned or redacted
     if role is Role.USER:
         raw = valid_unicode(content)
     else:

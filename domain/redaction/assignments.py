@@ -54,8 +54,11 @@ def _value(prefix: str) -> str:
 
 
 # Operators: `=`, `:`, `:=`, `=>`, `?:` and a type annotation before `=`, never `==`,
-# `::` or `://`.
-_OPERATOR = r"(?:=>|:=|\?:|=(?!=)|:[ \t]*[a-z_][\w\[\]., |]{0,40}?[ \t]*=(?!=)|:(?![:/]))"
+# `::` or `://`. A type's names are joined by `[`, `]`, `,`, `|` or `.` (`str | None`,
+# `Dict[str, str]`), never by a space alone: `password: value and token = other` is
+# the value `value` (taken for a type, it was left as it was).
+_TYPE = r"[a-z_][\w.]{0,40}(?:[ \t]*[\[\],|][ \t]*[\w.]{0,40}){0,8}"
+_OPERATOR = rf"(?:=>|:=|\?:|=(?!=)|:[ \t]*{_TYPE}[ \t]*=(?!=)|:(?![:/]))"
 
 FORMS_PATTERN = "|".join(
     (

@@ -13,7 +13,7 @@ from chat_recall.domain.redaction.rules import Check, SecretRule, provider_rules
 
 # Bump when the built-in detection changes (rules, checks, forms): it is part of every
 # fingerprint, so a new version re-projects indexes built by the old one.
-REDACTION_VERSION = 1
+REDACTION_VERSION = 2
 
 
 def _rules(value: Iterable[SecretRule]) -> tuple[SecretRule, ...]:

@@ -3,10 +3,10 @@ segmentation of scripts written without spaces."""
 
 from chat_recall.domain.text.segment import (
     SEGMENT_MARK,
-    close_invisible_gaps,
     index_text,
     reading_text,
+    unmasked,
 )
 from chat_recall.domain.text.unicode61 import tokenize
 
-__all__ = ["SEGMENT_MARK", "close_invisible_gaps", "index_text", "reading_text", "tokenize"]
+__all__ = ["SEGMENT_MARK", "index_text", "reading_text", "tokenize", "unmasked"]

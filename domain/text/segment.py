@@ -59,7 +59,7 @@ def valid_unicode(text: str) -> str:
 # (zero-width space and joiners, soft hyphen, word joiner, byte-order mark, bidirectional
 # controls, tags; a superset of category Cf as of Unicode 15), the combining grapheme
 # joiner and the variation selectors. Pasted from a web page or a chat client, one can sit
-# inside a credential; see `close_invisible_gaps`.
+# inside a credential; see `unmasked`.
 _INVISIBLE = (
     "\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
     "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff"
@@ -69,16 +69,29 @@ _INVISIBLE = (
 _INVISIBLE_GAP = f"(?<=[!-~])[{_INVISIBLE}]+(?=[!-~])"
 
 
-def close_invisible_gaps(text: str) -> str:
-    """`text` without the invisible characters (`_INVISIBLE`) that stand between two
-    printable ASCII characters. Credentials are ASCII: one split by an invisible
-    character would escape redaction, and the index would join its halves again (it
-    drops zero-width spaces) or keep them as two findable pieces. Applied to every text
-    before it is redacted. Between other characters they stay (emoji sequences and
+# Unicode's other spaces (no-break, em, ideographic...) and its line and paragraph
+# separators, as the ASCII space every rule of the redaction knows (a separator as a
+# space, not a newline: `password<U+2028>: value` is still one assignment).
+_SPACES = str.maketrans(
+    dict.fromkeys(
+        [0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000], " "
+    )
+)
+
+
+def unmasked(text: str) -> str:
+    """`text` as the redaction must see it: without the invisible characters
+    (`_INVISIBLE`) that stand between two printable ASCII characters, and with other
+    spaces as ASCII spaces (`_SPACES`, one character for one). Credentials are ASCII:
+    one split by an invisible character would escape redaction, and the index would
+    join its halves again (it drops zero-width spaces) or keep them as two findable
+    pieces; `password:<no-break space>value`, as text pasted from a web page has it,
+    would escape the named forms. Applied to every text before it is scanned or
+    redacted. Invisible characters between other characters stay (emoji sequences and
     Persian text use joiners)."""
     if text.isascii():  # O(1) in CPython
         return text
-    return _compiled(_INVISIBLE_GAP).sub("", text)
+    return _compiled(_INVISIBLE_GAP).sub("", text.translate(_SPACES))
 
 
 def without_controls(text: str) -> str:

@@ -209,3 +209,28 @@ def test_an_argument_name_with_a_lone_surrogate_gets_a_structured_error() -> Non
     assert error["kind"] == "invalid_arguments"
     assert "x\ufffd" in error["message"]
     outcome.output.encode("utf-8")  # sendable
+
+
+def test_a_named_value_after_a_unicode_space_is_redacted() -> None:
+    """Text pasted from a web page or a document has no-break and other spaces."""
+    recall = bootstrap.in_memory()
+    texts = [
+        'prod db password:\u00a0Hunter2Secret99 and token\u00a0=\u00a0"Zx9Yw8Vu7Ts6Rq5Po4NmLk3"',
+        "Authorization:\u00a0Bearer\u00a0abcDEF123ghiJKL456mnoPQR",
+        "DB_PASSWORD=\u3000Hunter2Secret99 api_key\u2003=\u2003'Qw3rTy9UiOp4AsDf5Gh'",
+        "secret\u2028: Hunter2Secret99",
+    ]
+    chat_id, _ = chat(recall, 1, "Deploy password:\u00a0Hunter2Secret99", texts)
+    recall.indexer.run_until_idle()
+    outputs = [recall.read_chat(CallContext(1), {"chat_id": chat_id})]
+    for query in ("prod db", "authorization bearer", "deploy", "password"):
+        outputs.append(recall.search_chats(CallContext(1), {"query": query}))
+    text = "\n".join(all_text(output) for output in outputs)
+    for secret in (
+        "Hunter2Secret99",
+        "Zx9Yw8Vu7Ts6Rq5Po4NmLk3",
+        "abcDEF123ghiJKL456mnoPQR",
+        "Qw3rTy9UiOp4AsDf5Gh",
+    ):
+        assert leaked(secret, text) == [], secret
+    assert text.count("[redacted ") >= 6
