@@ -222,7 +222,8 @@ class HostYield:
     that meets it 18 ms). Batches start at most every `burst_interval_seconds`, and the
     work takes at most `duty` of the time: the share of time we hold the lock is the
     share of host writes that meet it. A rest is never shorter than `min_rest_seconds`
-    (a gap a waiting writer's next try can use). The maintenance step (reclaiming
+    (a gap a waiting writer's next try can use), nor longer than `max_rest_seconds`. The
+    maintenance step (reclaiming
     deleted documents, merging index segments) is one more transaction: while the host
     writes it runs at most once per `maintain_every_seconds`, after a rest of its own.
     In an indexer's first `quiet_seconds`, before there is anything to compare, batches
@@ -245,6 +246,9 @@ class HostYield:
     batch_cap: int = 128
     duty: float = 0.02
     min_rest_seconds: float = 0.005
+    # A rest is never longer: a batch that waited for the lock (a host transaction of a
+    # second) counts that wait as busy, and its duty rest would be 49 times as long.
+    max_rest_seconds: float = 1.0
     maintain_every_seconds: float = 5.0
     gap_seconds: float = 0.002
     limit_seconds: float = 0.015
@@ -275,7 +279,7 @@ class HostYield:
         rest = max(self.min_rest_seconds, busy_seconds * (1.0 - self.duty) / self.duty)
         if since_burst is not None:
             rest = max(rest, self.burst_interval_seconds - since_burst)
-        return rest
+        return min(rest, self.max_rest_seconds)
 
     def maintains(self, since_last: float | None, *, writing: bool) -> bool:
         """Whether a maintenance step follows this batch, `since_last` seconds after the

@@ -228,6 +228,8 @@ def test_host_yield_rests_for_its_duty_and_keeps_up_with_a_writing_host() -> Non
     assert polite.rest(0.0, active=True) == 0.005  # never less than a writer's next try
     assert polite.rest(0.001, active=True, since_burst=0.1) == pytest.approx(0.4)  # the interval
     assert polite.rest(0.020, active=True, since_burst=0.1) == pytest.approx(0.98)  # the duty
+    # a batch that waited a second for a host transaction: not 49 seconds of rest
+    assert polite.rest(1.03, active=True, since_burst=1.03) == polite.max_rest_seconds == 1.0
     assert polite.rest(0.001, active=False, since_burst=0.1) == 0.0
     # an indexer's first half second (not yet known whether the host writes): short gaps
     assert polite.rest(0.020, active=True, writing=False, since_burst=0.1) == 0.005
