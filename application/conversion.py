@@ -93,6 +93,8 @@ def structure(raw: object, cls: type[T], *, noun: str = "argument") -> T:
     """An instance of attrs class `cls` from untrusted JSON, or InvalidArguments."""
     if not isinstance(raw, dict):
         raise InvalidArguments(f"expected a JSON object of {noun}s")
+    if not all(isinstance(name, str) for name in raw):  # a host's Python dict may hold any
+        raise InvalidArguments(f"{noun} names must be strings")
     allowed = [field.name for field in attrs.fields(cls)]  # type: ignore[arg-type]
     try:
         return _CONVERTER.structure(raw, cls)

@@ -119,3 +119,11 @@ def test_every_tools_card_is_dropped_by_the_projection_whatever_the_prefix() -> 
             projection = project_for_search(MessageText.assistant(stored), recall.policy)
             assert "CARDBODY" not in projection.text
             assert "kept" in projection.text
+
+
+def test_an_argument_name_that_is_no_string_gets_a_structured_error() -> None:
+    """A host calls call_tool with a Python dict, whose keys may be anything."""
+    recall = bootstrap.in_memory()
+    for name, arguments in (("search_chats", {1: 2}), ("read_chat", {"chat_id": 1, 7: 2})):
+        error = json.loads(recall.call_tool(name, CallContext(1), arguments).output)["error"]
+        assert error == {"kind": "invalid_arguments", "message": "argument names must be strings"}
