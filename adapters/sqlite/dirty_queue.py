@@ -194,9 +194,16 @@ class SqliteDirtyQueue:
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         with self.database.reading() as connection:
+            # The triggers leave a marker's app to its chat (they may not name the chats
+            # table: see migrations._trigger_sql), chat-recall's own marks name it.
+            s = self.database.schema
             messages = connection.execute(
-                f"SELECT count(*) FROM {DIRTY_MESSAGES} WHERE app_id = ? AND chat_id IS NOT ?",
-                (app_id, exclude_chat_id),
+                f"SELECT (SELECT count(*) FROM {DIRTY_MESSAGES} "
+                "WHERE app_id = ? AND chat_id IS NOT ?) + "
+                f"(SELECT count(*) FROM {DIRTY_MESSAGES} AS d "
+                f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = d.chat_id "
+                f"WHERE d.app_id IS NULL AND c.{s.q('chat_app_id')} = ? AND d.chat_id IS NOT ?)",
+                (app_id, exclude_chat_id, app_id, exclude_chat_id),
             ).fetchone()[0]
             chats = connection.execute(  # (a new chat's marker indexes nothing as a rule)
                 f"SELECT count(*) FROM {DIRTY_CHATS} WHERE app_id = ? AND chat_id IS NOT ? "

@@ -261,18 +261,33 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
     message_changed = " OR ".join(f"OLD.{column} IS NOT NEW.{column}" for column in watched)
     message_moved = f"(OLD.{mid} IS NOT NEW.{mid} OR OLD.{mchat} IS NOT NEW.{mchat})"
     chat_moved = f"(OLD.{cid} IS NOT NEW.{cid} OR OLD.{capp} IS NOT NEW.{capp})"
+    # No trigger on messages names the chats table, and none on chats names messages:
+    # a host migration that rebuilds either table (create, copy, drop, rename: SQLite's
+    # twelve steps, as Drizzle, Prisma, Alembic and Django generate them) renames a table
+    # while the other one's triggers are checked, and one naming the dropped table fails
+    # the host's migration. So a message's marker leaves its app to its chat (NULL: see
+    # `SqliteDirtyQueue.pending_in_app`); the rebuilt table's own triggers go with it,
+    # which status reports (fix: repair).
     mark_message = f"""
         INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
-        VALUES (NEW.{mid}, (SELECT {capp} FROM {chats} WHERE {cid} = NEW.{mchat}), NEW.{mchat},
-                random());
+        VALUES (NEW.{mid}, NULL, NEW.{mchat}, random());
     """
     mark_chat = f"""
         INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
         VALUES (NEW.{cid}, NEW.{capp}, random(), 0);
     """
     return [
+        # REPLACE INTO messages deletes the old row without a delete trigger (unless the
+        # host turns recursive_triggers on): a message it moved to another chat is hidden
+        # at once, as an UPDATE that moves one is.
         f"""CREATE TRIGGER chat_recall_message_insert AFTER INSERT ON {messages}
-        BEGIN {mark_message} END""",
+        BEGIN
+            INSERT OR IGNORE INTO {DELETED_MESSAGES}(message_id)
+                SELECT NEW.{mid} WHERE EXISTS (
+                    SELECT 1 FROM {DOCS} WHERE message_id = NEW.{mid} AND chat_id IS NOT NEW.{mchat}
+                );
+            {mark_message}
+        END""",
         # An edit keeps the old document searchable until it is re-indexed; a message
         # that moves (new id or chat) is hidden at once.
         f"""CREATE TRIGGER chat_recall_message_update AFTER UPDATE ON {messages}
@@ -284,10 +299,12 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
                 WHERE OLD.{mid} IS NOT NEW.{mid} AND message_id = OLD.{mid};
             {mark_message}
         END""",
-        # A message deleted with its chat (ON DELETE CASCADE runs after the chat row is
-        # gone) costs nothing here: the chat's one deletion record hides it.
+        # A message deleted with its chat (ON DELETE CASCADE) costs nothing here: the
+        # chat's deletion record, written BEFORE the chat row goes (the cascade runs
+        # before a chat's AFTER triggers), hides it. A chat that REPLACE INTO chats
+        # deleted fires no delete trigger, so there each cascaded message records itself.
         f"""CREATE TRIGGER chat_recall_message_delete AFTER DELETE ON {messages}
-        WHEN EXISTS (SELECT 1 FROM {chats} WHERE {cid} = OLD.{mchat})
+        WHEN NOT EXISTS (SELECT 1 FROM {DELETED_CHATS} WHERE chat_id = OLD.{mchat})
         BEGIN
             INSERT OR IGNORE INTO {DELETED_MESSAGES}(message_id) VALUES (OLD.{mid});
             DELETE FROM {DIRTY_MESSAGES} WHERE message_id = OLD.{mid};
@@ -309,7 +326,7 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
             DELETE FROM {DIRTY_CHATS} WHERE OLD.{cid} IS NOT NEW.{cid} AND chat_id = OLD.{cid};
             {mark_chat}
         END""",
-        f"""CREATE TRIGGER chat_recall_chat_delete AFTER DELETE ON {chats}
+        f"""CREATE TRIGGER chat_recall_chat_delete BEFORE DELETE ON {chats}
         BEGIN
             INSERT OR IGNORE INTO {DELETED_CHATS}(chat_id) VALUES (OLD.{cid});
             DELETE FROM {DIRTY_CHATS} WHERE chat_id = OLD.{cid};

@@ -83,17 +83,31 @@ class HostSchema:
         return f"(CASE WHEN COALESCE({flag}, 0) THEN 1 ELSE 0 END)"
 
     def verify(self, connection: sqlite3.Connection) -> None:
-        """Raise SchemaMismatch naming the first missing table or column."""
-        for table, columns in (
-            (self.chats, self.chat_columns()),
-            (self.messages, self.message_columns()),
+        """Raise SchemaMismatch naming the first missing table or column, or the first id
+        column not declared as an integer. Ids must be integers: the triggers copy them
+        into chat-recall's INTEGER PRIMARY KEY columns inside the host's own statements,
+        where a text id would make the host's write fail ("datatype mismatch"); so such
+        a host is refused before any trigger exists."""
+        for table, columns, ids in (
+            (self.chats, self.chat_columns(), (self.chat_id, self.chat_app_id)),
+            (self.messages, self.message_columns(), (self.message_id, self.message_chat_id)),
         ):
-            present = {row[1] for row in connection.execute(f"PRAGMA table_info({quote(table)})")}
-            if not present:
+            declared = {
+                row[1]: str(row[2] or "")
+                for row in connection.execute(f"PRAGMA table_info({quote(table)})")
+            }
+            if not declared:
                 raise SchemaMismatch(f"host table {table!r} does not exist")
             for column in columns:
-                if column not in present:
+                if column not in declared:
                     raise SchemaMismatch(f"host table {table!r} has no column {column!r}")
+            for column in ids:
+                if "INT" not in declared[column].upper():  # SQLite's rule for INTEGER affinity
+                    raise SchemaMismatch(
+                        f"host column {table}.{column} is declared "
+                        f"{declared[column] or 'without a type'}: chat-recall needs integer "
+                        "ids and app ids (INTEGER); text ids such as UUIDs are not supported"
+                    )
 
 
 REFERENCE_HOST_DDL = """

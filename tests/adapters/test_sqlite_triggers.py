@@ -14,6 +14,7 @@ from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite import dirty_queue, migrations, setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
+from chat_recall.domain.errors import SchemaMismatch
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, MessageId
@@ -191,3 +192,88 @@ def test_renaming_a_large_chat_re_marks_it_in_short_transactions(
         recall.indexer.run_until_idle()
         documents = recall.index.documents(AppId(1), [MessageId(i) for i in range(1, 451)])
         assert [d.title for d in documents] == ["new"] * 450
+
+
+def _search(recall: bootstrap.ChatRecall, word: str) -> list[int]:
+    query = ScopedQuery(MatchQuery.of_words(word), AppId(1))
+    return [int(candidate.message_id) for candidate in recall.index.search(query)]
+
+
+def test_replace_into_chats_hides_the_messages_it_cascaded_at_once(tmp_path: Path) -> None:
+    """REPLACE deletes the old chat row without its delete trigger (SQLite fires none
+    unless recursive_triggers is on), but the foreign key's cascade still deletes the
+    messages: each records itself, so none is found before the indexer runs."""
+    path = tmp_path / "host.db"
+    with bootstrap.sqlite(path, create_host_schema=True) as recall:
+        chat_id = recall.host.create_chat(AppId(1), "Chat seven", 1)
+        recall.host.add_message(chat_id, Role.USER, "the aardvarkium plan", 2)
+        recall.indexer.run_until_idle()
+        assert len(_search(recall, "aardvarkium")) == 1
+        connection = sqlite3.connect(path, isolation_level=None)
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute(
+            "REPLACE INTO chats(id, app_id, title, created_at) VALUES (?, 1, 'renamed', 3)",
+            (chat_id,),
+        )
+        assert connection.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
+        connection.close()
+        assert _search(recall, "aardvarkium") == []  # before any indexing
+        recall.indexer.run_until_idle()
+        assert _search(recall, "aardvarkium") == []
+        assert recall.index.stats(AppId(1)).documents == 0
+
+
+def test_replace_into_messages_that_moves_a_message_hides_it_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "host.db"
+    with bootstrap.sqlite(path, create_host_schema=True) as recall:
+        first = recall.host.create_chat(AppId(1), "first", 1)
+        second = recall.host.create_chat(AppId(1), "second", 2)
+        message = recall.host.add_message(first, Role.USER, "the okapi decision", 3)
+        recall.indexer.run_until_idle()
+        connection = sqlite3.connect(path, isolation_level=None)
+        connection.execute(
+            "REPLACE INTO messages(id, chat_id, role, content, created_at) "
+            "VALUES (?, ?, 'user', 'moved elsewhere', 4)",
+            (message, second),
+        )
+        connection.close()
+        assert _search(recall, "okapi") == []  # the old chat's text, before any indexing
+        recall.indexer.run_until_idle()
+        assert _search(recall, "okapi") == []
+        assert _search(recall, "elsewhere") == [message]
+
+
+TEXT_ID_HOST = """
+CREATE TABLE chats (id {chat_id} PRIMARY KEY, app_id {app_id} NOT NULL, title TEXT,
+                    created_at INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE messages (id {message_id} PRIMARY KEY, chat_id {chat_id} NOT NULL, role TEXT,
+                       content TEXT, is_compaction_summary INTEGER NOT NULL DEFAULT 0,
+                       created_at INTEGER NOT NULL DEFAULT 0);
+"""
+
+
+@pytest.mark.parametrize("text_column", ["message_id", "chat_id", "app_id"])
+def test_a_host_with_text_ids_is_refused_before_any_trigger_exists(
+    tmp_path: Path, text_column: str
+) -> None:
+    """A trigger copying a text id (a UUID) into chat-recall's INTEGER PRIMARY KEY
+    columns would make every host write fail ("datatype mismatch")."""
+    path = tmp_path / "host.db"
+    types = {name: "INTEGER" for name in ("message_id", "chat_id", "app_id")}
+    types[text_column] = "TEXT"
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.executescript(TEXT_ID_HOST.format(**types))
+    with pytest.raises(SchemaMismatch, match="is declared TEXT: chat-recall needs integer"):
+        bootstrap.sqlite(path)
+    triggers = connection.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    assert triggers.fetchall() == []
+    value = {"INTEGER": 1, "TEXT": "9b2f-uuid"}
+    chat, app, message = (value[types[name]] for name in ("chat_id", "app_id", "message_id"))
+    connection.execute("INSERT INTO chats(id, app_id, title) VALUES (?, ?, 't')", (chat, app))
+    connection.execute(
+        "INSERT INTO messages(id, chat_id, role, content) VALUES (?, ?, 'user', 'x')",
+        (message, chat),
+    )
+    connection.execute("UPDATE messages SET content = 'edited'")
+    connection.execute("DELETE FROM messages")
+    connection.close()

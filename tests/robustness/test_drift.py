@@ -119,6 +119,48 @@ def table_rebuild_migration(path: Path) -> None:
     connection.close()
 
 
+def chats_rebuild_migration(path: Path) -> None:
+    """The same for the chats table, as Drizzle generates it (foreign keys off): the
+    messages' triggers are checked when the new table is renamed."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.executescript(
+        """
+        PRAGMA foreign_keys = OFF;
+        BEGIN;
+        CREATE TABLE __new_chats (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, app_id INTEGER NOT NULL, title TEXT,
+            initial_commit_hash TEXT, created_at INTEGER NOT NULL DEFAULT 0, pinned INTEGER
+        );
+        INSERT INTO __new_chats(id, app_id, title, initial_commit_hash, created_at)
+            SELECT id, app_id, title, initial_commit_hash, created_at FROM chats;
+        DROP TABLE chats;
+        ALTER TABLE __new_chats RENAME TO chats;
+        COMMIT;
+        PRAGMA foreign_keys = ON;
+        """
+    )
+    connection.close()
+
+
+def test_a_host_migration_that_rebuilds_chats_succeeds_and_index_restores_the_triggers(
+    database: Path, capsys: Capture
+) -> None:
+    chats_rebuild_migration(database)  # failed: "no such table: main.chats"
+    code, report = status(database, capsys)
+    assert code == Exit.UNHEALTHY
+    missing = {c["subject"] for c in report["checks"] if c["check"] == "triggers"}  # type: ignore[attr-defined]
+    assert missing == {
+        "chat_recall_chat_insert",
+        "chat_recall_chat_update",
+        "chat_recall_chat_delete",
+    }
+    add_message(database, 1, "written after the chats rebuild: quetzalcoatl")
+    assert main(["index", "--db", str(database)]) == 0
+    assert "repaired: recreated the triggers" in capsys.readouterr().out
+    assert status(database, capsys)[0] == Exit.OK
+    assert found(database, "quetzalcoatl") == 1  # the messages' triggers kept working
+
+
 def add_message(path: Path, chat_id: int, text: str) -> None:
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute(
