@@ -14,15 +14,20 @@ for deployments where the host runs the indexer.
 When the server cannot serve (no database, chat-recall not installed, no app), it
 still starts, lists the tools, and answers every call with a structured error that
 names the fix, so the MCP client shows the user why, instead of a closed connection.
+A problem that can go away while it runs (the database created, chat-recall installed)
+is looked at again at every call, and once it is gone the server serves (`Recovery`).
 The SDK is an optional extra; this module is imported only by `chat-recall mcp`.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import anyio
+import attrs
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -33,6 +38,7 @@ from chat_recall.adapters.bootstrap import TOOLS
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
+from chat_recall.domain.errors import ChatRecallError
 
 # Before a search, how long the indexer may take to catch up with the host's latest
 # writes (it usually needs a few milliseconds; a large backlog is reported instead).
@@ -71,18 +77,7 @@ def build_server(recall: ChatRecall, context: CallContext, *, fresh: bool = True
         return types.ListToolsResult(tools=[_tool(definition.mcp()) for definition in offered])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        definition = next((d for d in offered if d.name == params.name), None)
-        if definition is None:
-            raise _unknown(params.name, offered)
-        if fresh and definition.reads_index:
-            await anyio.to_thread.run_sync(recall.wait_until_indexed, FRESHNESS_WAIT_SECONDS)
-        outcome = await recall.call_tool_async(params.name, context, params.arguments or {})
-        content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.output)]
-        if outcome.is_error:
-            return types.CallToolResult(content=content, is_error=True)
-        return types.CallToolResult(
-            content=content, structured_content=json.loads(outcome.output), is_error=False
-        )
+        return await _answer(recall, context, offered, params, fresh=fresh)
 
     return Server(
         "chat-recall",
@@ -93,15 +88,66 @@ def build_server(recall: ChatRecall, context: CallContext, *, fresh: bool = True
     )
 
 
-def build_problem_server(problem: str) -> Server[Any]:
-    """A server that cannot serve: it lists the tools and answers every call with a
-    structured `not_ready` error naming the fix."""
-    offered = [tool.definition for tool in TOOLS]
-    payload = json.dumps(
-        {"error": {"kind": "not_ready", "message": f"chat-recall cannot serve: {problem}"}},
-        ensure_ascii=False,
-        separators=(",", ":"),
+async def _answer(
+    recall: ChatRecall,
+    context: CallContext,
+    offered: list[ToolDefinition],
+    params: types.CallToolRequestParams,
+    *,
+    fresh: bool,
+) -> types.CallToolResult:
+    definition = next((d for d in offered if d.name == params.name), None)
+    if definition is None:
+        raise _unknown(params.name, offered)
+    if fresh and definition.reads_index:
+        await anyio.to_thread.run_sync(recall.wait_until_indexed, FRESHNESS_WAIT_SECONDS)
+    outcome = await recall.call_tool_async(params.name, context, params.arguments or {})
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.output)]
+    if outcome.is_error:
+        return types.CallToolResult(content=content, is_error=True)
+    return types.CallToolResult(
+        content=content, structured_content=json.loads(outcome.output), is_error=False
     )
+
+
+@attrs.define
+class Recovery:
+    """How a server that could not serve at start tries again at every call: the facade
+    `reopen` opens (raising ChatRecallError while the problem lasts: no database yet,
+    chat-recall not installed yet), served in `context`; with `index`, this process then
+    runs the background indexer."""
+
+    reopen: Callable[[], ChatRecall]
+    context: CallContext
+    index: bool
+    recall: ChatRecall | None = None
+    _lock: threading.Lock = attrs.field(factory=threading.Lock)
+
+    def current(self) -> ChatRecall | str:
+        """The facade, opened now if it was not yet; else what still stops it."""
+        with self._lock:
+            if self.recall is None:
+                try:
+                    recall = self.reopen()
+                except ChatRecallError as error:
+                    return str(error)
+                if self.index:
+                    recall.start()
+                else:
+                    recall.indexed_elsewhere()
+                self.recall = recall
+            return self.recall
+
+    def close(self) -> None:
+        if self.recall is not None:
+            self.recall.close()
+
+
+def build_problem_server(problem: str, recovery: Recovery | None = None) -> Server[Any]:
+    """A server that cannot serve: it lists the tools and answers every call with a
+    structured `not_ready` error naming the fix, until `recovery` (when the problem can
+    go away while it runs) opens the facade: then it serves as `build_server` does."""
+    offered = [tool.definition for tool in TOOLS]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_tool(definition.mcp()) for definition in offered])
@@ -109,9 +155,13 @@ def build_problem_server(problem: str) -> Server[Any]:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in {definition.name for definition in offered}:
             raise _unknown(params.name, offered)
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=payload)], is_error=True
-        )
+        if recovery is None:
+            return types.CallToolResult(content=[_not_ready(problem)], is_error=True)
+        current = await anyio.to_thread.run_sync(recovery.current)
+        if isinstance(current, str):
+            return types.CallToolResult(content=[_not_ready(current)], is_error=True)
+        served = current.tools(recovery.context.mode)
+        return await _answer(current, recovery.context, served, params, fresh=recovery.index)
 
     return Server(
         "chat-recall",
@@ -120,6 +170,15 @@ def build_problem_server(problem: str) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+def _not_ready(problem: str) -> types.TextContent:
+    payload = json.dumps(
+        {"error": {"kind": "not_ready", "message": f"chat-recall cannot serve: {problem}"}},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return types.TextContent(type="text", text=payload)
 
 
 def run_stdio(server: Server[Any]) -> None:
@@ -142,3 +201,14 @@ def serve(recall: ChatRecall, context: CallContext, *, index: bool = True) -> No
         run_stdio(build_server(recall, context, fresh=index))
     finally:
         recall.close()
+
+
+def serve_problem(problem: str, recovery: Recovery | None) -> bool:
+    """Serve `build_problem_server`; close the facade if one was opened meanwhile.
+    Returns whether one was (the problem went away)."""
+    try:
+        run_stdio(build_problem_server(problem, recovery))
+    finally:
+        if recovery is not None:
+            recovery.close()
+    return recovery is not None and recovery.recall is not None

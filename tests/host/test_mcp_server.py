@@ -201,6 +201,46 @@ def test_start_up_problems_reach_the_client_and_stderr(tmp_path: Path, case: str
         assert not path.exists()
 
 
+@pytest.mark.parametrize("case", ["no database", "not installed"])
+def test_a_server_started_too_early_serves_once_the_problem_is_fixed(
+    tmp_path: Path, case: str
+) -> None:
+    """A client often starts its MCP servers before the app has created its database:
+    the fix the error names works without restarting the server."""
+    path = tmp_path / "later.db"
+    if case == "not installed":
+        make_database(path)
+        done = subprocess.run(
+            [sys.executable, "-m", "chat_recall", "uninstall", "--db", str(path)],
+            capture_output=True,
+            check=False,
+        )
+        assert done.returncode == 0
+
+    async def scenario() -> None:
+        async with session("--db", str(path), "--app", "1") as client:
+            await client.initialize()
+            early = await client.call_tool("search_chats", {"query": "sessions"})
+            assert early.is_error
+            assert json.loads(early.content[0].text)["error"]["kind"] == "not_ready"
+            if case == "no database":
+                await anyio.to_thread.run_sync(make_database, path)
+            else:
+                await anyio.to_thread.run_sync(
+                    lambda: subprocess.run(
+                        [sys.executable, "-m", "chat_recall", "install", "--db", str(path)],
+                        capture_output=True,
+                        check=True,
+                    )
+                )
+            answer = await client.call_tool("search_chats", {"query": "sessions"})
+            assert not answer.is_error, answer.content[0].text
+            results = answer.structured_content["results"]
+            assert [r["title"] for r in results] == ["Auth decisions"]
+
+    run(scenario)
+
+
 def test_without_the_mcp_extra_the_command_prints_how_to_install_it(tmp_path: Path) -> None:
     probe = (
         "import sys; sys.modules['mcp'] = None\n"

@@ -7,6 +7,7 @@ to standard error, which MCP clients keep in their logs)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from chat_recall.adapters.cli import database, options
@@ -50,8 +51,14 @@ def run(arguments: argparse.Namespace) -> int:
         recall = database.open_recall(arguments)
     except ChatRecallError as error:
         print(f"chat-recall mcp: cannot serve: {error}", file=sys.stderr)
-        mcp_server.run_stdio(mcp_server.build_problem_server(str(error)))
-        return 1
+        recovery = None
+        if arguments.app is not None:  # no database or not installed yet: tried per call
+            recovery = mcp_server.Recovery(
+                functools.partial(database.open_recall, arguments),
+                CallContext(arguments.app, arguments.current_chat),
+                index=not arguments.read_only,
+            )
+        return 0 if mcp_server.serve_problem(str(error), recovery) else 1
     context = CallContext(arguments.app, arguments.current_chat)
     mcp_server.serve(recall, context, index=not arguments.read_only)
     return 0
