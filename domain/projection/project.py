@@ -27,9 +27,8 @@ from chat_recall.domain.projection.text import (
     cap_utf8,
     clip_chars,
     collapse_whitespace,
+    redactable,
     tidy_lines,
-    unmasked,
-    valid_unicode,
     without_controls,
 )
 from chat_recall.domain.redaction import Redaction, Redactor
@@ -118,18 +117,17 @@ def redact_text(text: str, policy: MarkupPolicy = DEFAULT_POLICY) -> Redaction:
     message that repeats what a caller sent): valid Unicode without control characters
     (`without_controls`), no invisible character inside a credential, credentials
     redacted."""
-    return policy.redactor.redact(without_controls(valid_unicode(unmasked(text))))
+    return policy.redactor.redact(without_controls(redactable(text)))
 
 
 def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMode) -> Projection:
     redactor = policy.redactor
     counts: Counter[str] | None = None  # what rendering redacted (clipped values)
-    content = unmasked(content)  # before anything is scanned or redacted
     if role is Role.USER:
-        raw = valid_unicode(content)
+        raw = redactable(content)
     else:
         renderer = _Renderer(mode, redactor)
-        raw = valid_unicode("\n".join(renderer.render(scan(content, policy))))
+        raw = redactable("\n".join(renderer.render(scan(content, policy))))
         counts = renderer.counts
     normalise = collapse_whitespace if mode is ProjectionMode.SEARCH else tidy_lines
     windowed = _windowed(raw, redactor, normalise, mode)
@@ -221,7 +219,7 @@ class _Renderer:
     def clip(self, text: str, limit: int) -> str:
         if len(text) <= limit:
             return text  # nothing is cut: the pass over the joined text redacts it
-        redaction = self.redactor.redact(text)
+        redaction = self.redactor.redact(redactable(text))
         self.counts.update(redaction.counts)
         return clip_chars(redaction.text, limit)
 
