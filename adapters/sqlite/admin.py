@@ -23,6 +23,7 @@ from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 from chat_recall.adapters.sqlite.database import SqliteDatabase, require_existing
 from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict, import_lines
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
+from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.indexing import index_stamp
@@ -211,6 +212,14 @@ class QuarantinedStatus:
 
 
 @attrs.frozen
+class NotIndexedStatus:
+    """Host messages no index holds by design, and why (`SqliteMessageRepo.never_indexed`)."""
+
+    reason: str
+    messages: int
+
+
+@attrs.frozen
 class CheckStatus:
     """One check of the derived index (`domain.model.Finding`): what it covered, and
     when it failed, the problem and its fix (`repair`: `chat-recall repair` or `index`;
@@ -241,6 +250,8 @@ class StatusReport:
     apps: list[AppStatus]
     quarantined: int | None  # host rows set aside as unreadable (the first ones below)
     quarantined_rows: list[QuarantinedStatus]
+    # host messages chat-recall never indexes: other roles, no chat (not a problem)
+    not_indexed: list[NotIndexedStatus]
     checks: list[CheckStatus]
     problems: list[str]
 
@@ -259,6 +270,7 @@ class StatusReport:
             apps=[],
             quarantined=None,
             quarantined_rows=[],
+            not_indexed=[],
             checks=checks,
             problems=[f"{c.subject}: {c.problem}" for c in checks if not c.ok],
         )
@@ -310,7 +322,9 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
     if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
         return report
     with bootstrap.sqlite(path, schema=schema, install=False, engine=None) as recall:
-        return report.with_index(recall, _registered_apps(recall))
+        repo: SqliteMessageRepo = recall.repo  # type: ignore[assignment]
+        never = [NotIndexedStatus(reason, count) for reason, count in repo.never_indexed()]
+        return attrs.evolve(report.with_index(recall, _registered_apps(recall)), not_indexed=never)
 
 
 def _registered_apps(recall: ChatRecall) -> list[int]:

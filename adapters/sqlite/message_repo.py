@@ -110,6 +110,32 @@ class SqliteMessageRepo:
             s.timestamps,
         )
 
+    def never_indexed(self, roles_shown: int = 5) -> list[tuple[str, int]]:
+        """Host messages this repo never reads, so no index holds them, as (why, how
+        many): each role other than `KNOWN_ROLES` (the most frequent `roles_shown`; a
+        host storing 'User' sees it here), and messages whose chat does not exist. A
+        scan of the host's messages: for `chat-recall status`, not for a hot path."""
+        s = self.database.schema
+        role, mchat = f"m.{s.q('message_role')}", f"m.{s.q('message_chat_id')}"
+        marks = ", ".join("?" for _ in KNOWN_ROLES)
+        with self.database.reading() as connection:
+            by_role = connection.execute(
+                f"SELECT substr(quote({role}), 1, 40), count(*) FROM {s.q('messages')} AS m "
+                f"WHERE {role} NOT IN ({marks}) OR {role} IS NULL "
+                f"GROUP BY {role} ORDER BY count(*) DESC, 1 LIMIT ?",
+                (*KNOWN_ROLES, roles_shown),
+            ).fetchall()
+            chatless = connection.execute(
+                f"SELECT count(*) FROM {s.q('messages')} AS m WHERE {role} IN ({marks}) "
+                f"AND NOT EXISTS (SELECT 1 FROM {s.q('chats')} AS c "
+                f"WHERE c.{s.q('chat_id')} = {mchat})",
+                KNOWN_ROLES,
+            ).fetchone()[0]
+        found = [(f"role {quoted} is not indexed", int(count)) for quoted, count in by_role]
+        if chatless:
+            found.append(("its chat does not exist", int(chatless)))
+        return found
+
     def source_rows(self, message_ids: Sequence[MessageId]) -> list[SourceRow]:
         if not message_ids:
             return []

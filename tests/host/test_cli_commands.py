@@ -213,6 +213,35 @@ def test_status_exit_code_says_problems_were_found(database: Path, capsys: Captu
     assert "status: 1 problem(s) found" in text
 
 
+def test_status_counts_the_host_messages_no_index_holds(database: Path, capsys: Capture) -> None:
+    """Roles other than user and assistant (a host storing 'User' among them) and
+    messages without a chat are never indexed: status says how many, without calling
+    it a problem of the index."""
+    assert main(["status", "--db", str(database), "--format", "json"]) == Exit.OK
+    assert json.loads(capsys.readouterr().out)["not_indexed"] == []
+    connection = sqlite3.connect(database)
+    chat_id = connection.execute("SELECT min(id) FROM chats").fetchone()[0]
+    for role in ("User", "User", "system", "tool", "user"):
+        connection.execute(
+            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (?, ?, 'x', 1)",
+            (chat_id, role),
+        )
+    connection.execute(  # foreign keys are off on this connection, as in many hosts
+        "INSERT INTO messages(chat_id, role, content, created_at) VALUES (9999, 'user', 'x', 1)"
+    )
+    connection.commit()
+    connection.close()
+    assert main(["index", "--db", str(database)]) == 0
+    capsys.readouterr()
+    assert main(["status", "--db", str(database), "--format", "json"]) == Exit.OK
+    assert json.loads(capsys.readouterr().out)["not_indexed"] == [
+        {"reason": "role 'User' is not indexed", "messages": 2},
+        {"reason": "role 'system' is not indexed", "messages": 1},
+        {"reason": "role 'tool' is not indexed", "messages": 1},
+        {"reason": "its chat does not exist", "messages": 1},
+    ]
+
+
 # -- databases, schemas and files ----------------------------------------------------------
 
 
