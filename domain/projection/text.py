@@ -6,13 +6,12 @@ import re
 
 from chat_recall.domain.text.segment import (
     redactable,
-    unmasked,
     valid_unicode,
     without_controls,
 )
 
 # re-exported: projection code reads them from here
-__all__ = ["redactable", "unmasked", "valid_unicode", "without_controls"]
+__all__ = ["redactable", "valid_unicode", "without_controls"]
 
 _HORIZONTAL_RUN = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n{3,}")

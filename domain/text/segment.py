@@ -102,7 +102,7 @@ def unmasked(text: str) -> str:
     (emoji sequences and Persian text use joiners)."""
     if text.isascii() or _compiled(_REDACTABLE_SCAN).search(text) is None:  # most texts
         return text
-    return _compiled(_INVISIBLE_GAP).sub("", text.translate(_SPACES))
+    return _unmask(text)
 
 
 def redactable(text: str) -> str:
@@ -111,7 +111,11 @@ def redactable(text: str) -> str:
     title, a query, an error message)."""
     if text.isascii() or _compiled(_REDACTABLE_SCAN).search(text) is None:
         return text
-    return valid_unicode(_compiled(_INVISIBLE_GAP).sub("", text.translate(_SPACES)))
+    return valid_unicode(_unmask(text))
+
+
+def _unmask(text: str) -> str:
+    return _compiled(_INVISIBLE_GAP).sub("", text.translate(_SPACES))
 
 
 def without_controls(text: str) -> str:
