@@ -61,5 +61,18 @@ def _randomise_pages(connection: sqlite3.Connection, path: Path, table: str, see
     chosen = chooser.sample(pages, min(3, len(pages)))
     with open(path, "r+b") as handle:
         for _, page in chosen:
-            handle.seek((page - 1) * size + chooser.randrange(0, size - 64))
+            handle.seek((page - 1) * size)
+            first = _first_used_byte(handle.read(size), page)
+            handle.seek((page - 1) * size + chooser.randrange(first, size - 48))
             handle.write(chooser.randbytes(48))
+
+
+def _first_used_byte(data: bytes, page: int) -> int:
+    """Where the bytes in use begin in a page: a b-tree page's cell content area (the
+    unused gap before it would take random bytes unnoticed, and how large it is depends
+    on how the index was merged); an overflow page's data, after its next-page number."""
+    header = 100 if page == 1 else 0
+    if data[header] in (2, 5, 10, 13):  # b-tree pages
+        start = int.from_bytes(data[header + 5 : header + 7], "big") or 65536
+        return min(start, len(data) - 64)
+    return 4
