@@ -35,6 +35,7 @@ from mcp.shared.exceptions import MCPError
 
 import chat_recall
 from chat_recall.adapters.bootstrap import TOOLS
+from chat_recall.adapters.mcp_lines import RereadLines
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
@@ -186,7 +187,8 @@ def run_stdio(server: Server[Any]) -> None:
 
     async def run() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            requests = RereadLines(read_stream, write_stream)
+            await server.run(requests, write_stream, server.create_initialization_options())
 
     anyio.run(run)
 

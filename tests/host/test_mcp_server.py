@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -254,3 +255,62 @@ def test_without_the_mcp_extra_the_command_prints_how_to_install_it(tmp_path: Pa
     assert "Traceback" not in result.stderr
     assert "chat-recall mcp needs the MCP SDK" in result.stderr
     assert "pip install '.[mcp]'" in result.stderr
+
+
+def test_request_lines_the_sdk_cannot_read_are_answered(tmp_path: Path) -> None:
+    """A lone surrogate escape (what JSON.stringify writes for a string cut inside an
+    emoji) is read as U+FFFD and served; JSON that is no valid request gets an error
+    for its id; the server goes on answering. Raw lines, since the SDK's client would
+    not send them."""
+    path = tmp_path / "mcp.db"
+    make_database(path)
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    raw = [json.dumps(line) for line in lines]
+    call = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"search_chats",'
+    raw.append(call % 2 + '"arguments":{"query":"sessions \\ud83d"}}}')
+    raw.append(call % '"three"' + '"arguments":{"query":"\\udfff"}}, "extra": "\\ud800"}')
+    raw.append('{"jsonrpc":"2.0","id":4,"method":7,"params":"\\ud800"}')
+    raw.append("not json at all")
+    raw.append(call % 5 + '"arguments":{"query":"sessions"}}}')
+    server = subprocess.Popen(
+        [sys.executable, "-m", "chat_recall", "mcp", "--db", str(path), "--app", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    assert server.stdin is not None
+    assert server.stdout is not None
+    watchdog = threading.Timer(60, server.kill)  # a reply that never comes ends the read
+    watchdog.start()
+    try:
+        server.stdin.write("\n".join(raw) + "\n")
+        server.stdin.flush()
+        replies: dict[object, Any] = {}
+        while len(replies) < 5 and (line := server.stdout.readline()):
+            reply = json.loads(line)
+            replies[reply["id"]] = reply
+    finally:
+        watchdog.cancel()
+        server.stdin.close()
+        server.wait(timeout=30)
+    assert set(replies) == {1, 2, "three", 4, 5}
+    found = replies[2]["result"]["structuredContent"]
+    assert found["query"] == "sessions \ufffd"
+    assert found["results"], "the readable part of the query still finds the chat"
+    assert replies["three"]["result"]["structuredContent"]["results"] == []
+    assert replies[4]["error"]["code"] == -32600
+    assert replies[5]["result"]["structuredContent"]["results"]
