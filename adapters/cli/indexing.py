@@ -19,7 +19,9 @@ RECOUNT_SECONDS = 1.0
 @attrs.frozen
 class DrainReport:
     indexed: int  # messages with searchable text, (re)written to the index
-    deleted: int  # messages without searchable text (or gone), removed from it
+    # messages left out of the index (removed if there): no searchable text, a role
+    # that is never indexed, no chat, or deleted meanwhile (`status` lists them by kind)
+    deleted: int
     purged: int  # documents of deleted messages cleaned out of the index
     batches: int
     seconds: float
@@ -85,9 +87,12 @@ def drain(
 def summary(report: DrainReport, verb: str = "indexed") -> str:
     if report.nothing_to_do:
         return "nothing to index: the index is up to date"
-    parts = [f"{verb} {report.indexed:,} messages"]
+    plural = "" if report.indexed == 1 else "s"
+    parts = [f"{verb} {report.indexed:,} message{plural}"]
     if report.deleted:
-        parts.append(f"{report.deleted:,} without searchable text")
+        parts.append(
+            f"{report.deleted:,} left out (no searchable text, another role or no chat: see status)"
+        )
     if report.purged:
         parts.append(f"{report.purged:,} deleted ones purged")
     line = (
