@@ -39,6 +39,13 @@ class SchemaMismatch(ChatRecallError):
 
     kind = "schema_mismatch"
 
+    @classmethod
+    def missing_column(cls, table: str, column: str) -> SchemaMismatch:
+        return cls(
+            f"host table {table!r} has no column {column!r} (a mapping file, --schema, "
+            "names the host's tables and columns)"
+        )
+
 
 class StorageError(ChatRecallError):
     """Any other failure of the storage driver."""

@@ -69,7 +69,7 @@ def verify_schema(connection: psycopg.Connection[Any], schema: HostSchema) -> No
             raise SchemaMismatch(f"host table {table!r} does not exist")
         for column in columns:
             if column not in present:
-                raise SchemaMismatch(f"host table {table!r} has no column {column!r}")
+                raise SchemaMismatch.missing_column(table, column)
 
 
 def create_reference_schema(database: PostgresDatabase) -> bool:

@@ -100,7 +100,7 @@ class HostSchema:
                 raise SchemaMismatch(f"host table {table!r} does not exist")
             for column in columns:
                 if column not in declared:
-                    raise SchemaMismatch(f"host table {table!r} has no column {column!r}")
+                    raise SchemaMismatch.missing_column(table, column)
             for column in ids:
                 if "INT" not in declared[column].upper():  # SQLite's rule for INTEGER affinity
                     raise SchemaMismatch(

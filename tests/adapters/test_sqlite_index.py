@@ -125,7 +125,7 @@ def test_uninstall_removes_every_derived_object_and_no_host_row(tmp_path: Path) 
 def test_a_wrong_schema_mapping_names_what_is_missing(tmp_path: Path) -> None:
     path = tmp_path / "h.db"
     host_database(path)
-    with pytest.raises(SchemaMismatch, match="'messages' has no column 'body'"):
+    with pytest.raises(SchemaMismatch, match=r"'messages' has no column 'body' .*--schema"):
         bootstrap.sqlite(path, schema=HostSchema(message_content="body"))
     with pytest.raises(SchemaMismatch, match="'conversations' does not exist"):
         bootstrap.sqlite(path, schema=HostSchema(chats="conversations"))
