@@ -67,7 +67,7 @@ class PostgresHostWriter:
             s.q("message_content"),
             s.q("message_created_at"),
         ]
-        values: list[object] = [chat_id, role.value, content, created_at]
+        values: list[object] = [chat_id, s.stored_role(role), content, created_at]
         if s.message_is_compaction_summary is not None:
             columns.append(s.q("message_is_compaction_summary"))
             values.append(is_compaction_summary)

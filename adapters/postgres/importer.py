@@ -75,7 +75,7 @@ def _write(
     message: dict[str, object] = {
         s.q("message_id"): line.id,
         s.q("message_chat_id"): line.chat_id,
-        s.q("message_role"): Role(line.role).value,
+        s.q("message_role"): s.stored_role(Role(line.role)),
         s.q("message_content"): line.content,
         s.q("message_created_at"): stored_time(line.created_at, s.timestamps),
     }

@@ -83,7 +83,7 @@ class PostgresMessageRepo:
             else f"m.{s.q('message_is_compaction_summary')}"
         )
         self._columns = (
-            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, m.{s.q('message_role')}, "
+            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, {s.role_expression('m')}, "
             f"m.{s.q('message_content')}, m.{s.q('message_created_at')}, "
             f"{compaction_flag(flag)}"
         )
@@ -95,7 +95,7 @@ class PostgresMessageRepo:
         )
         utf8 = f"convert_to({content}::text, 'UTF8')"
         self._window_columns = (
-            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, m.{s.q('message_role')}, "
+            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, {s.role_expression('m')}, "
             f"CASE WHEN {long_text} THEN NULL ELSE {content} END, "
             f"m.{s.q('message_created_at')}, {compaction_flag(flag)}, "
             f"CASE WHEN {long_text} THEN octet_length({content}::text) END, "
@@ -165,7 +165,7 @@ class PostgresMessageRepo:
             lambda c: c.execute(
                 f"SELECT {self._columns}, c.{s.q('chat_app_id')}, c.{s.q('chat_title')} "
                 f"FROM {self._scoped_from} "
-                f"WHERE m.{s.q('message_id')} = ANY(%s) AND m.{s.q('message_role')} = ANY(%s) "
+                f"WHERE m.{s.q('message_id')} = ANY(%s) AND {s.role_expression('m')} = ANY(%s) "
                 f"ORDER BY m.{s.q('message_id')}",
                 (list(message_ids), KNOWN_ROLES),
             ).fetchall()
@@ -191,7 +191,7 @@ class PostgresMessageRepo:
         where = [
             f"m.{s.q('message_chat_id')} = %(chat)s",
             f"c.{s.q('chat_app_id')} = %(app)s",
-            f"m.{s.q('message_role')} = ANY(%(roles)s)",
+            f"{s.role_expression('m')} = ANY(%(roles)s)",
             *conditions,
         ]
         rows = connection.execute(
@@ -319,13 +319,13 @@ class PostgresMessageRepo:
             return {}
         s = self.database.schema
         mid, mchat = s.q("message_id"), s.q("message_chat_id")
-        created, role = s.q("message_created_at"), s.q("message_role")
+        created = s.q("message_created_at")
         rows = self.database.read(
             lambda c: c.execute(
                 f"""
                 SELECT m.{mid}, (
                     SELECT n.{mid} FROM {s.q("messages")} AS n
-                    WHERE n.{mchat} = m.{mchat} AND n.{role} = ANY(%(roles)s)
+                    WHERE n.{mchat} = m.{mchat} AND {s.role_expression("n")} = ANY(%(roles)s)
                       AND (n.{created}, n.{mid}) > (m.{created}, m.{mid})
                     ORDER BY n.{created}, n.{mid} LIMIT 1
                 )

@@ -61,14 +61,14 @@ class SqliteMessageRepo:
     def __attrs_post_init__(self) -> None:
         s = self.database.schema
         self._columns = (
-            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, m.{s.q('message_role')}, "
+            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, {s.role_expression('m')}, "
             f"{typed('m.' + s.q('message_content'))}, "
             f"{typed('m.' + s.q('message_created_at'))}, "
             f"{s.compaction_expression('m')}"
         )
         content = f"m.{s.q('message_content')}"
         self._window_columns = (
-            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, m.{s.q('message_role')}, "
+            f"m.{s.q('message_id')}, m.{s.q('message_chat_id')}, {s.role_expression('m')}, "
             f"typeof({content}), CASE WHEN typeof({content}) IN ('text', 'blob') THEN NULL "
             f"ELSE CAST({content} AS BLOB) END, "
             f"{typed('m.' + s.q('message_created_at'))}, "
@@ -116,7 +116,7 @@ class SqliteMessageRepo:
         host storing 'User' sees it here), and messages whose chat does not exist. A
         scan of the host's messages: for `chat-recall status`, not for a hot path."""
         s = self.database.schema
-        role, mchat = f"m.{s.q('message_role')}", f"m.{s.q('message_chat_id')}"
+        role, mchat = s.role_expression("m"), f"m.{s.q('message_chat_id')}"
         marks = ", ".join("?" for _ in KNOWN_ROLES)
         with self.database.reading() as connection:
             by_role = connection.execute(
@@ -148,7 +148,7 @@ class SqliteMessageRepo:
                 f"{typed('c.' + s.q('chat_title'))} "
                 f"FROM {self._scoped_from} "
                 f"WHERE m.{s.q('message_id')} IN ({marks}) "
-                f"AND m.{s.q('message_role')} IN ({roles}) "
+                f"AND {s.role_expression('m')} IN ({roles}) "
                 f"ORDER BY m.{s.q('message_id')}",
                 (*message_ids, *KNOWN_ROLES),
             ).fetchall()
@@ -215,7 +215,7 @@ class SqliteMessageRepo:
         where = [
             f"m.{s.q('message_chat_id')} = ?",
             f"c.{s.q('chat_app_id')} = ?",
-            f"m.{s.q('message_role')} IN ({roles})",
+            f"{s.role_expression('m')} IN ({roles})",
         ]
         parameters: list[object] = [chat_id, app_id, *KNOWN_ROLES]
         for clause, values in conditions:
@@ -352,7 +352,7 @@ class SqliteMessageRepo:
             return {}
         s = self.database.schema
         mid, mchat = s.q("message_id"), s.q("message_chat_id")
-        created, role = s.q("message_created_at"), s.q("message_role")
+        created = s.q("message_created_at")
         marks = ", ".join("?" for _ in message_ids)
         roles = ", ".join("?" for _ in KNOWN_ROLES)
         with self.database.reading() as connection:
@@ -360,7 +360,7 @@ class SqliteMessageRepo:
                 f"""
                 SELECT m.{mid}, (
                     SELECT n.{mid} FROM {s.q("messages")} AS n
-                    WHERE n.{mchat} = m.{mchat} AND n.{role} IN ({roles})
+                    WHERE n.{mchat} = m.{mchat} AND {s.role_expression("n")} IN ({roles})
                       AND (n.{created}, n.{mid}) > (m.{created}, m.{mid})
                     ORDER BY n.{created}, n.{mid} LIMIT 1
                 )

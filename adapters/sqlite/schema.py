@@ -8,17 +8,39 @@ checked against the database at start.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
+from collections.abc import Iterable, Mapping
 
 import attrs
 
 from chat_recall.domain.errors import SchemaMismatch
 from chat_recall.domain.host_values import TimestampFormat
+from chat_recall.domain.messages import Role
+
+# A host's own role names (`HostSchema.roles`): plain words, so they go into SQL as
+# literals on every engine (no quote, no placeholder character).
+ROLE_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 
 def quote(identifier: str) -> str:
     """A safely quoted SQL identifier."""
     return '"' + identifier.replace('"', '""') + '"'
+
+
+def _role_names(
+    value: Mapping[str, str] | Iterable[tuple[str, str]],
+) -> tuple[tuple[str, Role], ...]:
+    """`{"human": "user", "ai": "assistant"}` (or its pairs) as (name, Role) pairs in
+    the order given; ValueError for a name that is no plain word or a role that is
+    neither."""
+    pairs = value.items() if isinstance(value, Mapping) else value
+    names: dict[str, Role] = {}
+    for name, role in pairs:
+        if not isinstance(name, str) or not ROLE_NAME.fullmatch(name):
+            raise ValueError(f"roles: {name!r} is not a role name (letters, digits, _.:-)")
+        names[name] = Role(role.value if isinstance(role, Role) else role)
+    return tuple(names.items())
 
 
 @attrs.frozen
@@ -41,6 +63,11 @@ class HostSchema:
     timestamps: TimestampFormat = attrs.field(
         default=TimestampFormat.AUTO, converter=TimestampFormat
     )
+    # The host's own names for the two roles indexed, besides 'user' and 'assistant'
+    # themselves: a host storing 'User', or LangChain's 'human' and 'ai', maps them here
+    # (`{"human": "user", "ai": "assistant"}`). Messages of any other role are never
+    # indexed (`status` counts them under `not_indexed`).
+    roles: tuple[tuple[str, Role], ...] = attrs.field(default=(), converter=_role_names)
 
     @classmethod
     def reference(cls) -> HostSchema:
@@ -51,6 +78,8 @@ class HostSchema:
         import hashlib  # here: only the indexer's stamp needs it, not every CLI start
 
         fields = attrs.asdict(self, value_serializer=lambda _, __, v: getattr(v, "value", v))
+        if not self.roles:  # as before the field existed: no index re-projects for it
+            del fields["roles"]
         digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8"))
         return digest.hexdigest()[:12]
 
@@ -74,6 +103,20 @@ class HostSchema:
         value = getattr(self, name)
         assert isinstance(value, str)
         return quote(value)
+
+    def role_expression(self, alias: str) -> str:
+        """The message's role as chat-recall names it ('user', 'assistant', or the host's
+        value when the mapping names neither): read and filter through this."""
+        column = f"{alias}.{self.q('message_role')}"
+        if not self.roles:
+            return column
+        cases = " ".join(f"WHEN '{name}' THEN '{role.value}'" for name, role in self.roles)
+        return f"(CASE {column} {cases} ELSE {column} END)"
+
+    def stored_role(self, role: Role) -> str:
+        """What chat-recall writes for a role (import, the host writer): the host's first
+        name for it, else the role's own."""
+        return next((name for name, mapped in self.roles if mapped is role), role.value)
 
     def compaction_expression(self, alias: str) -> str:
         """0 or 1 whatever the flag column holds (NULL, numbers, even odd text)."""
