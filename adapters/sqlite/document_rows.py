@@ -212,16 +212,20 @@ def set_aside(connection: sqlite3.Connection, rows: Sequence[QuarantinedRow]) ->
 
 
 def metadata(
-    connection: sqlite3.Connection, app_id: AppId, ids: Sequence[MessageId]
+    connection: sqlite3.Connection,
+    app_id: AppId,
+    ids: Sequence[MessageId],
+    *,
+    hidden: str = HIDDEN,
 ) -> dict[MessageId, tuple[ChatId, Role, int, bool, bool]]:
     """(chat, role, time, compaction summary, truncated) of the visible documents of one
-    app among `ids` (hidden ones left out)."""
+    app among `ids` (those `hidden`, a condition on `d`, left out)."""
     found: dict[MessageId, tuple[ChatId, Role, int, bool, bool]] = {}
     for chunk in chunks(ids):
         for row in connection.execute(
             f"SELECT message_id, chat_id, role, created_at, is_compaction_summary, "
             f"projection_truncated FROM {DOCS} AS d "
-            f"WHERE message_id IN ({marks(chunk)}) AND app_id = ? AND NOT {HIDDEN}",
+            f"WHERE message_id IN ({marks(chunk)}) AND app_id = ? AND NOT {hidden}",
             (*chunk, app_id),
         ):
             found[MessageId(row[0])] = (

@@ -321,11 +321,37 @@ def test_host_deletes_vanish_at_once_even_while_staged(tmp_path: Path) -> None:
     recall.host.update_message(kept, "fig again")
     stage_one_batch(recall)
     recall.host.delete_message(deleted)
-    assert found(recall, "fig") == [kept]
+    assert found(recall, "fig") == []  # the edit is staged: not returned until published
     recall.indexer.run_until_idle()
     assert found(recall, "fig") == [kept]
     assert recall.index.stats(APP).unreclaimed == 0
     recall.close()
+
+
+def test_an_id_the_host_deleted_and_used_again_never_returns_the_deleted_text(
+    tmp_path: Path,
+) -> None:
+    """The metadata row is the new message's as soon as its batch commits, while the
+    published tantivy document still holds the deleted text: staged messages are left
+    out of search and documents until their publish, and after a crash until recovery."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    chat_id, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "melanoma diagnosis")])
+    recall.indexer.run_until_idle()
+    assert found(recall, "melanoma") == [message_id]
+    recall.host.delete_message(message_id)
+    recall.host.add_message(chat_id, Role.USER, "harmless", 1_800_000_000, message_id=message_id)
+    stage_one_batch(recall)
+    assert found(recall, "melanoma") == []
+    assert recall.index.documents(APP, [message_id]) == []
+    crash(recall)
+    reader = open_tantivy(path)  # another process, before any indexer recovers
+    assert found(reader, "melanoma") == []
+    assert reader.index.documents(APP, [message_id]) == []
+    reader.indexer.run_until_idle()
+    assert found(reader, "melanoma") == []
+    assert found(reader, "harmless") == [message_id]
+    reader.close()
 
 
 def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> None:
