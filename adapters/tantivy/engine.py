@@ -287,10 +287,32 @@ class TantivyIndexes:
             release_free_memory()
 
     def rollback(self) -> None:
+        """Drop the uncommitted changes. After a failed commit a writer's rollback can
+        panic ("does not have any lock"): that writer and its index are dropped, and
+        the next use opens them again from disk."""
         with self.lock:
             for app_id in sorted(self.uncommitted):
-                self._writers[app_id].rollback()
+                writer = self._writers.pop(app_id, None)
+                if writer is None:
+                    continue
+                try:
+                    writer.rollback()
+                except BaseException as error:
+                    if not engine_failure(error):
+                        raise
+                    self._indexes.pop(app_id, None)
+                    continue
+                self._writers[app_id] = writer
             self.uncommitted.clear()
+
+
+def engine_failure(error: BaseException) -> bool:
+    """Whether a tantivy call failed: its own errors, or a panic in the Rust code,
+    which pyo3 raises as `PanicException`, a BaseException (so `except Exception`
+    misses it and a thread dies with it)."""
+    if isinstance(error, (OSError, ValueError, RuntimeError)):
+        return True
+    return type(error).__name__ == "PanicException"
 
 
 def commit_writers(writers: list[tuple[AppId, tantivy.IndexWriter]]) -> None:
@@ -300,7 +322,9 @@ def commit_writers(writers: list[tuple[AppId, tantivy.IndexWriter]]) -> None:
     for app_id, writer in writers:
         try:
             writer.commit()
-        except (OSError, ValueError, RuntimeError) as error:
+        except BaseException as error:
+            if not engine_failure(error):
+                raise
             raise StorageError(f"tantivy commit of app {app_id} failed: {error}") from error
 
 

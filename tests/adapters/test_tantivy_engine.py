@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import re
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -352,6 +353,25 @@ def test_an_id_the_host_deleted_and_used_again_never_returns_the_deleted_text(
     assert found(reader, "melanoma") == []
     assert found(reader, "harmless") == [message_id]
     reader.close()
+
+
+def test_a_commit_that_fails_is_a_storage_error_and_the_next_batch_recovers(
+    tmp_path: Path,
+) -> None:
+    """The index directory vanished under a running engine (an admin's clean-up):
+    the commit fails, and the writers' rollback then panics in tantivy, a pyo3
+    PanicException that `except Exception` misses (the indexer's thread died with it
+    and `close()` raised it to the host). It is a StorageError; the retry indexes."""
+    recall = open_tantivy(tmp_path / "h.db")
+    chat_id, _ = seed_chat(recall.host, APP, "c", [(USER, "one")])
+    recall.indexer.run_until_idle()
+    shutil.rmtree(store(recall).indexes.root)
+    message_id = recall.host.add_message(chat_id, Role.USER, "narwhal", 1_800_000_000)
+    with pytest.raises(StorageError, match="tantivy commit of app"):
+        recall.indexer.run_batch()
+    recall.indexer.run_until_idle()
+    assert found(recall, "narwhal") == [message_id]
+    recall.close()
 
 
 def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> None:
