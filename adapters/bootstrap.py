@@ -192,7 +192,7 @@ def sqlite(
     install: bool = True,
     analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
-    engine: Engine | None = Engine.SQLITE,
+    engine: Engine | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
 
@@ -204,12 +204,14 @@ def sqlite(
     `TextAnalysis.plain()` for none); an index built under another one is rebuilt in
     the background.
 
-    `engine` says where the searchable text lives: FTS5 tables in the database (the
-    default), or tantivy indexes in a directory beside the database file (`pip install
-    '.[tantivy]'` in a checkout; see the README for when to choose it). Opening an index with
-    the other engine re-indexes it (`adapters/engines.py`). `engine=None` opens the
-    index with the engine that built it (FTS5 when none is recorded): the CLI and the
-    MCP server open existing databases this way.
+    `engine` says where the searchable text lives: FTS5 tables in the database
+    (`Engine.SQLITE`), or tantivy indexes in a directory beside the database file
+    (`pip install '.[tantivy]'` in a checkout; see the README for when to choose it).
+    The default, `None`, opens the index with the engine that built it (FTS5 when none
+    is recorded), as the CLI and the MCP server do. Naming the other engine switches:
+    the index is re-indexed with it and the old engine's text dropped
+    (`adapters/engines.py`), so a process that opens a database another one serves
+    never switches it unless it says so.
 
     A database this process cannot write (a read-only file, directory or file system)
     is opened read-only whatever `install` says: it must be installed already, the

@@ -408,8 +408,15 @@ def test_switching_engines_reindexes_and_answers_alike(tmp_path: Path) -> None:
     assert switched.status(APP).state == "ready"  # nothing marked before the indexer starts
     switched.indexer.run_until_idle()
     assert switched.search_chats(CallContext(APP), {"query": "sessions"}) == on_sqlite
+    # a second process opening it the README's way keeps the engine it was built with
+    # (the default once switched it, deleting the tantivy directory under the server)
+    second = bootstrap.sqlite(path)
+    assert isinstance(second.index, TantivyIndexStore)
+    assert second.search_chats(CallContext(APP), {"query": "sessions"}) == on_sqlite
+    second.close()
+    assert switched.search_chats(CallContext(APP), {"query": "sessions"}) == on_sqlite
     switched.close()
-    back = bootstrap.sqlite(path)
+    back = bootstrap.sqlite(path, engine=Engine.SQLITE)
     back.indexer.run_until_idle()
     assert back.search_chats(CallContext(APP), {"query": "sessions"}) == on_sqlite
     back.close()
