@@ -605,7 +605,8 @@ class Indexer:
                 self._idle.set()
                 timeout = self.settings.poll_interval_seconds
                 if report.maintenance_deferred:  # come back for it once the host is quiet
-                    timeout = min(timeout, self.settings.host_yield.maintain_every_seconds)
+                    # (the tantivy engine publishes in it: a lone edit waited 5 s for it)
+                    timeout = min(timeout, self.settings.host_yield.quiet_seconds)
                 self._signal.wait_for(partial(self._woken, seen), timeout)
 
     def _woken(self, seen: int) -> bool:

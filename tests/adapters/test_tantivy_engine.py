@@ -9,6 +9,7 @@ import re
 import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -371,6 +372,34 @@ def test_a_commit_that_fails_is_a_storage_error_and_the_next_batch_recovers(
         recall.indexer.run_batch()
     recall.indexer.run_until_idle()
     assert found(recall, "narwhal") == [message_id]
+    recall.close()
+
+
+def test_a_lone_host_edit_is_published_once_the_host_is_quiet(tmp_path: Path) -> None:
+    """The background indexer defers its maintenance step, where tantivy publishes,
+    while the host writes; it came back for it only after `maintain_every_seconds`
+    (5 s), so one edit took 5.4 s to become searchable. It comes back once the host is
+    quiet (`quiet_seconds`, 0.5 s)."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    _, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "first words")])
+    recall.start()
+    assert recall.wait_until_indexed(timeout=30)
+    host = sqlite3.connect(path)
+    host.execute("UPDATE messages SET content = 'quokka' WHERE id = ?", (message_id,))
+    host.commit()
+    recall.notify()
+    deadline = time.monotonic() + 3.0  # 5 s and more before
+    while found(recall, "quokka") != [message_id]:
+        assert time.monotonic() < deadline, "the edit was not published within 3 s"
+        time.sleep(0.02)  # poll; the bound is the deadline
+    # wait_until_indexed returned False at once: idle, with the edit staged
+    host.execute("UPDATE messages SET content = 'wombat' WHERE id = ?", (message_id,))
+    host.commit()
+    host.close()
+    recall.notify()
+    assert recall.wait_until_indexed(timeout=3.0)
+    assert found(recall, "wombat") == [message_id]
     recall.close()
 
 
