@@ -15,6 +15,10 @@ COLUMNS = ("title", "body", "chat_ref")
 # Deleted documents reclaimed per maintenance step. Both adapters use the same step, so
 # the engine statistics a not-yet-reclaimed document still weighs in move in lockstep.
 RECLAIM_PER_STEP = 500
+# How far past its window a search reads at most to make up for hidden documents not yet
+# reclaimed (the engine ranks before the visibility check): a chat of 10,000 messages
+# deleted a moment ago still leaves every window whole.
+HIDDEN_READ_PAST = 10_000
 
 
 def chat_ref(chat_id: ChatId) -> str:

@@ -110,6 +110,21 @@ class IndexStoreContract(HarnessLifecycle):
         assert recall.index.stats(APP) == IndexStats(documents=1, unreclaimed=0)
         assert recall.index.document_ids(APP) == [a2]
 
+    def test_deleted_documents_never_take_a_visible_matchs_place(
+        self, harness: StorageHarness
+    ) -> None:
+        """Before they are reclaimed, deleted documents still rank in the engine: a
+        search reads past them, so a window is never left short of visible matches."""
+        recall = harness.recall()
+        strong = [(USER, "axolotl axolotl axolotl")] * 40  # past any margin of an engine
+        deleted_chat, _ = seed_chat(recall.host, APP, "axolotl", strong)
+        _, (deleted_one,) = seed_chat(recall.host, APP, "axolotl", [(USER, "axolotl axolotl")])
+        _, (live,) = seed_chat(recall.host, APP, "x", [(USER, "an axolotl among other words")])
+        recall.indexer.run_until_idle()
+        recall.host.delete_chat(deleted_chat)
+        recall.host.delete_message(deleted_one)
+        assert search_ids(harness, "axolotl", window=3) == [live]
+
     def test_documents_hold_index_text_of_visible_documents_only(
         self, harness: StorageHarness
     ) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
+from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, RECLAIM_PER_STEP, chat_ref
 from chat_recall.adapters.memory.database import DocMeta, InMemoryDatabase
 from chat_recall.adapters.memory.fts import FtsTable
 from chat_recall.domain.model import (
@@ -156,7 +156,13 @@ class InMemoryIndexStore:
             if table is None or query.match.is_empty:
                 return []
             exclude = None if query.exclude_chat_id is None else chat_ref(query.exclude_chat_id)
-            ranked = table.ranked(query.match.phrases, query.weights, exclude, query.window)
+            hidden = sum(  # read past them, as the SQL adapters do (`HIDDEN_READ_PAST`)
+                1
+                for message_id, meta in db.docs.items()
+                if meta.app_id == query.app_id and db.hidden(message_id, meta)
+            )
+            limit = query.window + min(hidden, HIDDEN_READ_PAST)
+            ranked = table.ranked(query.match.phrases, query.weights, exclude, limit)
             candidates = []
             for score, rowid in ranked:  # FTS5's bm25 sign: lower is better
                 meta = db.docs.get(rowid)
@@ -165,7 +171,7 @@ class InMemoryIndexStore:
                 row = table.rows[rowid]
                 document = meta.document(rowid, row.title_text, row.body_text)
                 candidates.append(document.as_candidate(-score))
-            return candidates
+            return candidates[: query.window]
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
         db = self.database

@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 import psycopg
 
-from chat_recall.adapters.index_layout import RECLAIM_PER_STEP
+from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, RECLAIM_PER_STEP
 from chat_recall.adapters.postgres import text_search
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.adapters.postgres.migrations import (
@@ -403,14 +403,27 @@ class PostgresIndexStore:
                 FROM f LEFT JOIN {APPS} AS a ON a.app_id = %(app)s
             ), scored AS (
                 SELECT m.message_id, ({" + ".join(terms)}) AS score FROM m, f, s
-                ORDER BY 2 DESC, 1 LIMIT %(window)s
+                ORDER BY 2 DESC, 1 LIMIT %(window)s + %(past)s
             )
             SELECT r.message_id, r.score, {_META_COLUMNS}
             FROM scored AS r JOIN {DOCS} AS d ON d.message_id = r.message_id AND d.app_id = %(app)s
             {self._visible()}
-            ORDER BY r.score DESC, r.message_id
+            ORDER BY r.score DESC, r.message_id LIMIT %(window)s
         """
-        rows = self.database.read(lambda c: c.execute(sql, parameters).fetchall())
+        # Documents not yet reclaimed still rank: read past as many as there may be
+        # (deleted messages await in the purge list, deleted chats in theirs).
+        hidden = f"""
+            SELECT (SELECT count(*) FROM {PURGE} WHERE app_id = %(app)s)
+                 + (SELECT count(*) FROM {DOCS} WHERE app_id = %(app)s
+                    AND chat_id IN (SELECT chat_id FROM {DELETED_CHATS}))
+        """
+
+        def run(connection: psycopg.Connection[Any]) -> list[Any]:
+            past = connection.execute(hidden, {"app": query.app_id}).fetchone()
+            parameters["past"] = min(int(past[0] if past else 0), HIDDEN_READ_PAST)
+            return connection.execute(sql, parameters).fetchall()
+
+        rows = self.database.read(run)
         return [
             Candidate(
                 message_id=MessageId(row[0]),

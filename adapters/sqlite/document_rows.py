@@ -15,6 +15,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 
+from chat_recall.adapters.index_layout import HIDDEN_READ_PAST
 from chat_recall.adapters.sqlite.migrations import (
     DELETED_CHATS,
     DELETED_MESSAGES,
@@ -45,6 +46,21 @@ HIDDEN = (
     f"(EXISTS (SELECT 1 FROM {DELETED_MESSAGES} AS x WHERE x.message_id = d.message_id) "
     f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS} AS y WHERE y.chat_id = d.chat_id))"
 )
+
+
+def hidden_in_app(connection: sqlite3.Connection, app_id: AppId) -> int:
+    """At least as many as the app's hidden documents not yet reclaimed (the deleted
+    messages of every app, and this app's documents in deleted chats), at most
+    `HIDDEN_READ_PAST`: how many more candidates a search takes from its engine, so
+    that a deleted match never takes the place of a visible one (the engine ranks
+    before the visibility check). Both lookups are of small tables, outside a reclaim
+    backlog."""
+    count = connection.execute(
+        f"SELECT (SELECT count(*) FROM {DELETED_MESSAGES}) + (SELECT count(*) FROM {DOCS} "
+        f"WHERE app_id = ? AND chat_id IN (SELECT chat_id FROM {DELETED_CHATS}))",
+        (app_id,),
+    ).fetchone()[0]
+    return min(int(count), HIDDEN_READ_PAST)
 
 
 def chunks(ids: Sequence[MessageId]) -> Iterator[list[MessageId]]:

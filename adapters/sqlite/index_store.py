@@ -477,6 +477,7 @@ class SqliteFts5IndexStore:
             if table is None:
                 return []
             fts = quote(table)
+            past = document_rows.hidden_in_app(connection, query.app_id)
             rows = connection.execute(
                 f"""
                 SELECT r.message_id, -r.score, d.chat_id, d.role, d.created_at,
@@ -488,14 +489,15 @@ class SqliteFts5IndexStore:
                 ) AS r
                 JOIN {DOCS} AS d ON d.message_id = r.message_id AND d.app_id = ?
                 WHERE NOT {document_rows.HIDDEN}
-                ORDER BY r.score, r.message_id
+                ORDER BY r.score, r.message_id LIMIT ?
                 """,
                 (
                     query.weights.title,
                     query.weights.body,
                     compile_match(query.match, query.exclude_chat_id),
-                    query.window,
+                    query.window + past,
                     query.app_id,
+                    query.window,
                 ),
             ).fetchall()
         return [

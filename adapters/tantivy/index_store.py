@@ -443,10 +443,15 @@ class TantivyIndexStore:
         index = self.indexes.index(query.app_id, create=False)
         if index is None:
             return []
+        # Staged messages are hidden too but not counted here: while backfilling most
+        # of them are not in tantivy yet, and an edit is staged for about a second.
+        with self.database.reading() as connection:
+            past = rows.hidden_in_app(connection, query.app_id)
         searcher = index.searcher()
         compiled = compile_match(query.match, query.weights, self.analysis, query.exclude_chat_id)
         try:
-            hits = searcher.search(compiled, query.window + TIE_MARGIN, count=False).hits
+            limit = query.window + TIE_MARGIN + past
+            hits = searcher.search(compiled, limit, count=False).hits
             ids = ids_of(searcher, [address for _, address in hits])
         except ValueError as error:
             raise StorageError(f"tantivy search failed: {error}") from error
