@@ -175,12 +175,6 @@ def _sqlite_audit() -> type[Any]:
     return SqliteIndexAudit
 
 
-def _unchecked_audit() -> type[Any]:
-    from chat_recall.adapters.unchecked_audit import UncheckedIndexAudit
-
-    return UncheckedIndexAudit
-
-
 def sqlite(
     target: str | Path | sqlite3.Connection,
     *,
@@ -351,8 +345,12 @@ def _wire_tantivy(
     container.register(IndexStore, instance=index)
     container.register(IndexUnitOfWork, instance=TantivyIndexUnitOfWork(index))
     container.register(DirtyQueue, TantivyDirtyQueue, scope=punq.Scope.singleton)
-    # The SQLite audit checks FTS5 tables; the tantivy engine has no audit of its own yet.
-    _on_first_use(container, IndexAudit, _unchecked_audit)
+    from chat_recall.adapters.tantivy.audit import TantivyIndexAudit
+
+    container.register(
+        IndexAudit,
+        instance=TantivyIndexAudit(database, engines.tantivy_directory(database.path)),
+    )
     return index.close
 
 

@@ -32,6 +32,7 @@ from chat_recall.domain.schema_version import reported_version, version_problem
 
 if TYPE_CHECKING:
     from chat_recall.adapters.engines import Engine
+    from chat_recall.adapters.tantivy.audit import TantivyIndexAudit
     from chat_recall.application.service import ChatRecall
 
 QUARANTINE_SHOWN = 20
@@ -313,8 +314,7 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
 
     require_existing(path)
     with _database(path, schema) as database:
-        audit = SqliteIndexAudit(database, SqliteFts5IndexStore(database))
-        findings = audit.check(deep=deep)
+        findings = _audit(database).check(deep=deep)
         with database.reading() as connection:
             stored = migrations.stored_schema_version(connection)
     checks = [CheckStatus(f.check, f.subject, f.ok, f.problem, f.fix) for f in findings]
@@ -325,6 +325,17 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
         repo: SqliteMessageRepo = recall.repo  # type: ignore[assignment]
         never = [NotIndexedStatus(reason, count) for reason, count in repo.never_indexed()]
         return attrs.evolve(report.with_index(recall, _registered_apps(recall)), not_indexed=never)
+
+
+def _audit(database: SqliteDatabase) -> SqliteIndexAudit | TantivyIndexAudit:
+    """The audit of the engine that built the index (`SqliteIndexAudit` for FTS5)."""
+    from chat_recall.adapters import engines
+
+    if database.path is not None and engines.recorded_engine(database) is engines.Engine.TANTIVY:
+        from chat_recall.adapters.tantivy.audit import TantivyIndexAudit
+
+        return TantivyIndexAudit(database, engines.tantivy_directory(database.path))
+    return SqliteIndexAudit(database, SqliteFts5IndexStore(database))
 
 
 def _registered_apps(recall: ChatRecall) -> list[int]:
@@ -345,7 +356,7 @@ def repair(path: Path, schema: HostSchema) -> RepairReport:
     the triggers, the app registry. Damaged index data needs `rebuild` instead."""
     started = time.monotonic()
     with _database(require_existing(path), schema) as database:
-        done = SqliteIndexAudit(database, SqliteFts5IndexStore(database)).repair()
+        done = _audit(database).repair()
     return RepairReport(tuple(done), time.monotonic() - started)
 
 

@@ -53,7 +53,7 @@ from chat_recall.adapters.tantivy.engine import (
     to_tantivy,
 )
 from chat_recall.adapters.tantivy.query import compile_match
-from chat_recall.domain.errors import StorageError
+from chat_recall.domain.errors import IndexUnavailable, StorageError
 from chat_recall.domain.model import (
     AppId,
     Candidate,
@@ -437,10 +437,29 @@ class TantivyIndexStore:
 
     # -- reading --------------------------------------------------------------------------
 
+    def _readable(self, app_id: AppId) -> tantivy.Index | None:
+        """The app's index; None before its first publish. An app with published
+        documents whose index is gone (its directory removed) is IndexUnavailable, not
+        an empty result that search would call `ready`."""
+        index = self.indexes.index(app_id, create=False)
+        if index is not None:
+            return index
+        with self.database.reading() as connection:
+            published = connection.execute(  # staged ones may wait for the first publish
+                f"SELECT EXISTS (SELECT 1 FROM {DOCS} AS d WHERE app_id = ? AND NOT EXISTS "
+                f"(SELECT 1 FROM {STAGED} AS z WHERE z.message_id = d.message_id))",
+                (app_id,),
+            ).fetchone()[0]
+        if published:
+            raise IndexUnavailable(
+                f"the tantivy index of app {app_id} is missing; run `chat-recall rebuild`"
+            )
+        return None
+
     def search(self, query: ScopedQuery) -> list[Candidate]:
         if query.match.is_empty:
             return []
-        index = self.indexes.index(query.app_id, create=False)
+        index = self._readable(query.app_id)
         if index is None:
             return []
         # Staged messages are hidden too but not counted here: while backfilling most
@@ -475,7 +494,7 @@ class TantivyIndexStore:
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
         if not message_ids:
             return []
-        index = self.indexes.index(app_id, create=False)
+        index = self._readable(app_id)
         if index is None:
             return []
         with self.database.reading() as connection:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import re
 import shutil
 import sqlite3
@@ -32,7 +33,7 @@ from chat_recall.adapters.tantivy.index_store import STAGED, TantivyIndexStore
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
-from chat_recall.domain.errors import StorageError
+from chat_recall.domain.errors import IndexUnavailable, StorageError
 from chat_recall.domain.indexing import build_document, plan_batch
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, MessageId
@@ -51,8 +52,8 @@ def store(recall: ChatRecall) -> TantivyIndexStore:
     return recall.index
 
 
-def found(recall: ChatRecall, word: str) -> list[MessageId]:
-    query = ScopedQuery(MatchQuery.of_words(word), APP)
+def found(recall: ChatRecall, word: str, app_id: AppId = APP) -> list[MessageId]:
+    query = ScopedQuery(MatchQuery.of_words(word), app_id)
     return [candidate.message_id for candidate in recall.index.search(query)]
 
 
@@ -401,6 +402,66 @@ def test_a_lone_host_edit_is_published_once_the_host_is_quiet(tmp_path: Path) ->
     assert recall.wait_until_indexed(timeout=3.0)
     assert found(recall, "wombat") == [message_id]
     recall.close()
+
+
+def _damage(directory: Path, case: str) -> None:
+    files = sorted(p for p in directory.iterdir() if p.is_file())
+    if case == "directory removed":
+        shutil.rmtree(directory)
+    elif case == "meta.json removed":
+        (directory / "meta.json").unlink()
+    elif case == "meta.json junk":
+        (directory / "meta.json").write_text("junk{{{")
+    elif case == "term file junk":
+        term = next(p for p in files if p.suffix == ".term")
+        term.write_bytes(bytes(range(256)) * (term.stat().st_size // 256 + 1))
+    else:
+        next(p for p in files if p.suffix == ".store").unlink()
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "directory removed",
+        "meta.json removed",
+        "meta.json junk",
+        "term file junk",
+        "store file removed",
+    ],
+)
+def test_a_damaged_tantivy_index_is_reported_and_rebuilt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    """status said healthy for every kind of damage (it checked the FTS5 tables only),
+    and search answered `ready` with no result when the index was gone."""
+    from chat_recall.adapters.cli.exits import Exit
+    from chat_recall.adapters.cli.main import main
+
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    seed_chat(recall.host, APP, "c", [(USER, "mango"), (ASSISTANT, "mango too")])
+    seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
+    recall.indexer.run_until_idle()
+    root = store(recall).indexes.root
+    recall.close()
+    _damage(root / "app-1", case)
+    assert main(["status", "--db", str(path), "--format", "json"]) == Exit.UNHEALTHY
+    status = json.loads(capsys.readouterr().out)
+    (problem,) = status["problems"]
+    assert problem.startswith("app 1: the tantivy index")
+    reader = bootstrap.sqlite(path, install=False)
+    (finding,) = [f for f in reader.check(deep=True) if not f.ok]
+    assert (finding.subject, finding.fix) == ("app 1", "rebuild")
+    with pytest.raises(IndexUnavailable):
+        reader.index.search(ScopedQuery(MatchQuery.of_words("mango"), APP))
+    assert len(found(reader, "mango", AppId(2))) == 1  # the other app is served
+    reader.close()
+    assert main(["rebuild", "--db", str(path), "--quiet"]) == Exit.OK
+    assert main(["status", "--db", str(path), "--format", "json"]) == Exit.OK
+    capsys.readouterr()
+    rebuilt = bootstrap.sqlite(path, install=False)
+    assert len(found(rebuilt, "mango")) == 2
+    rebuilt.close()
 
 
 def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> None:
