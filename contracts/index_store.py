@@ -125,6 +125,37 @@ class IndexStoreContract(HarnessLifecycle):
         recall.host.delete_message(deleted_one)
         assert search_ids(harness, "axolotl", window=3) == [live]
 
+    def test_documents_of_deleted_messages_are_never_returned(
+        self, harness: StorageHarness
+    ) -> None:
+        """`documents` is where excerpts come from: a message the host deleted has
+        none, before maintenance and after a restart alike."""
+        recall = harness.recall()
+        _, (gone, kept) = seed_chat(recall.host, APP, "T", [(USER, "a"), (USER, "b")])
+        other_chat, (in_gone_chat,) = seed_chat(recall.host, APP, "U", [(USER, "c")])
+        recall.indexer.run_until_idle()
+        recall.host.delete_message(gone)
+        recall.host.delete_chat(other_chat)
+        asked = [gone, kept, in_gone_chat]
+        assert [d.message_id for d in recall.index.documents(APP, asked)] == [kept]
+        assert sorted(search_ids(harness, "a", "b", "c")) == [kept]
+        if harness.capabilities.durable:
+            reopened = harness.reopen()
+            assert [d.message_id for d in reopened.index.documents(APP, asked)] == [kept]
+            query = ScopedQuery(MatchQuery.of_words("a", "b", "c"), APP)
+            assert [c.message_id for c in reopened.index.search(query)] == [kept]
+
+    def test_search_returns_at_most_its_window_best_first(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, ids = seed_chat(
+            recall.host, APP, "w", [(USER, "kiwi " * count) for count in range(1, 8)]
+        )
+        recall.indexer.run_until_idle()
+        every = search_ids(harness, "kiwi", window=50)
+        assert sorted(every) == sorted(ids)
+        assert search_ids(harness, "kiwi", window=3) == every[:3]
+        assert search_ids(harness, "kiwi", window=1) == every[:1]
+
     def test_documents_hold_index_text_of_visible_documents_only(
         self, harness: StorageHarness
     ) -> None:
