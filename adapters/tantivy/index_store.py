@@ -406,7 +406,17 @@ class TantivyIndexStore:
         only when the counts disagree."""
         removed = 0
         for app_id in self.indexes.apps_on_disk():
-            index = self.indexes.index(app_id, create=False)
+            try:
+                index = self.indexes.index(app_id, create=False)
+            except IndexUnavailable:
+                # A damaged app's index must not stop the others' indexing: its
+                # searches say so, `status` reports it, `rebuild` restores it.
+                import logging  # only here: searches and reads never load it
+
+                logging.getLogger("chat_recall.tantivy").warning(
+                    "tantivy: the index of app %s cannot be opened (fix: rebuild)", app_id
+                )
+                continue
             if index is None:
                 continue
             searcher = index.searcher()

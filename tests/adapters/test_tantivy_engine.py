@@ -464,6 +464,22 @@ def test_a_damaged_tantivy_index_is_reported_and_rebuilt(
     rebuilt.close()
 
 
+def test_one_damaged_app_index_does_not_stop_the_others_indexing(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    other, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
+    recall.indexer.run_until_idle()
+    root = store(recall).indexes.root
+    recall.close()
+    _damage(root / "app-1", "meta.json junk")
+    restarted = open_tantivy(path)  # its start-up checks every app's index
+    later = restarted.host.add_message(other, Role.USER, "papaya", 1_800_000_000)
+    restarted.indexer.run_until_idle()
+    assert found(restarted, "papaya", AppId(2)) == [later]
+    restarted.close()
+
+
 def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> None:
     path = tmp_path / "h.db"
     recall = open_tantivy(path)
