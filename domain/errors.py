@@ -46,6 +46,13 @@ class SchemaMismatch(ChatRecallError):
             "names the host's tables and columns)"
         )
 
+    @classmethod
+    def text_id(cls, table: str, column: str, declared: str) -> SchemaMismatch:
+        return cls(
+            f"host column {table}.{column} is declared {declared}: chat-recall needs "
+            "integer ids and app ids; text ids such as UUIDs are not supported"
+        )
+
 
 class StorageError(ChatRecallError):
     """Any other failure of the storage driver."""

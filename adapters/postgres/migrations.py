@@ -4,7 +4,8 @@ the host's tables, and uninstall.
 Only objects named `chat_recall_*` are created or dropped; no host row is ever written.
 Everything lives in the first schema of the connection's `search_path` (the host's),
 beside the host tables. Triggers are generated from the host schema mapping and
-recreated at every install, so a changed mapping takes effect at the next start.
+recreated at an install that finds them changed (or missing), so a changed mapping
+takes effect at the next start; an unchanged one takes no lock on the host's tables.
 
 What the triggers do inside the host's transaction, and nothing more (see
 ARCHITECTURE.md, "PostgreSQL"):
@@ -20,12 +21,14 @@ Deleted is deleted without any of them: every read joins the live host rows.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
 import psycopg
 
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.schema_version import usable_version
 from chat_recall.domain.text.analysis import TextAnalysis
 
@@ -42,6 +45,8 @@ PURGE = "chat_recall_purge"
 DELETED_CHATS = "chat_recall_deleted_chats"
 QUARANTINE = "chat_recall_quarantine"
 MESSAGE_ORDER_INDEX = "chat_recall_messages_order"
+# How long creating or dropping triggers waits for the host's table (see `install`).
+TRIGGER_LOCK_TIMEOUT_MS = 200
 
 TABLES = (META, DOCS, APPS, DIRTY_MESSAGES, DIRTY_CHATS, PURGE, DELETED_CHATS, QUARANTINE)
 
@@ -118,30 +123,37 @@ MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any], HostSchema], None]] = {
 }
 
 
-def _functions(schema: HostSchema) -> dict[str, str]:
-    """Trigger function name -> its plpgsql body."""
+def _functions(schema: HostSchema, namespace: str) -> dict[str, str]:
+    """Trigger function name -> its plpgsql body. Every table it names is qualified by
+    `namespace` (the schema chat-recall is installed in): a trigger runs with the search
+    path of the host's session, which need not find chat-recall's tables (a host that
+    installed with `options=-csearch_path=app` and writes with the default path had
+    every write fail with "relation chat_recall_dirty_messages does not exist")."""
     s = schema
-    chats = s.q("chats")
+    ns = quote(namespace)
+    chats = f"{ns}.{s.q('chats')}"
+    dirty_messages, dirty_chats = f"{ns}.{DIRTY_MESSAGES}", f"{ns}.{DIRTY_CHATS}"
+    purge, docs, deleted_chats = f"{ns}.{PURGE}", f"{ns}.{DOCS}", f"{ns}.{DELETED_CHATS}"
     mid, mchat = s.q("message_id"), s.q("message_chat_id")
     cid, capp = s.q("chat_id"), s.q("chat_app_id")
     mark_message = f"""
-        INSERT INTO {DIRTY_MESSAGES} (message_id, app_id, chat_id)
+        INSERT INTO {dirty_messages} (message_id, app_id, chat_id)
         VALUES (NEW.{mid}, (SELECT c.{capp} FROM {chats} AS c WHERE c.{cid} = NEW.{mchat}),
                 NEW.{mchat})
         ON CONFLICT (message_id) DO UPDATE
             SET seq = EXCLUDED.seq, app_id = EXCLUDED.app_id, chat_id = EXCLUDED.chat_id;"""
     # One statement (one executor start in the host's transaction, not two).
     forget_message = f"""
-        WITH unmarked AS (DELETE FROM {DIRTY_MESSAGES} WHERE message_id = OLD.{mid})
-        INSERT INTO {PURGE} (message_id, app_id)
-            SELECT d.message_id, d.app_id FROM {DOCS} AS d WHERE d.message_id = OLD.{mid}
+        WITH unmarked AS (DELETE FROM {dirty_messages} WHERE message_id = OLD.{mid})
+        INSERT INTO {purge} (message_id, app_id)
+            SELECT d.message_id, d.app_id FROM {docs} AS d WHERE d.message_id = OLD.{mid}
             ON CONFLICT (message_id) DO NOTHING;"""
     mark_chat = f"""
-        INSERT INTO {DIRTY_CHATS} (chat_id, app_id) VALUES (NEW.{cid}, NEW.{capp})
+        INSERT INTO {dirty_chats} (chat_id, app_id) VALUES (NEW.{cid}, NEW.{capp})
         ON CONFLICT (chat_id) DO UPDATE SET seq = EXCLUDED.seq, app_id = EXCLUDED.app_id;"""
     forget_chat = f"""
-        WITH unmarked AS (DELETE FROM {DIRTY_CHATS} WHERE chat_id = OLD.{cid})
-        INSERT INTO {DELETED_CHATS} (chat_id, app_id) VALUES (OLD.{cid}, OLD.{capp})
+        WITH unmarked AS (DELETE FROM {dirty_chats} WHERE chat_id = OLD.{cid})
+        INSERT INTO {deleted_chats} (chat_id, app_id) VALUES (OLD.{cid}, OLD.{capp})
         ON CONFLICT (chat_id) DO NOTHING;"""
     return {
         "chat_recall_message_inserted": mark_message,
@@ -152,7 +164,7 @@ def _functions(schema: HostSchema) -> dict[str, str]:
         # A new chat has no messages yet (theirs mark themselves): only a chat row that
         # adopts existing messages needs them indexed (no duplicate work at import).
         "chat_recall_chat_inserted": f"""
-        IF EXISTS (SELECT 1 FROM {s.q("messages")} AS m WHERE m.{mchat} = NEW.{cid}) THEN
+        IF EXISTS (SELECT 1 FROM {ns}.{s.q("messages")} AS m WHERE m.{mchat} = NEW.{cid}) THEN
             {mark_chat}
         END IF;""",
         "chat_recall_chat_updated": f"""
@@ -264,15 +276,78 @@ def install(connection: psycopg.Connection[Any], schema: HostSchema) -> int:
         "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
         (str(SCHEMA_VERSION),),
     )
+    namespace = connection.execute("SELECT current_schema()").fetchone()
+    if namespace is None or namespace[0] is None:
+        raise IndexUnavailable("the connection's search_path names no schema to install in")
+    functions = {
+        name: f" BEGIN {body} RETURN NULL; END "
+        for name, body in _functions(schema, str(namespace[0])).items()
+    }
+    triggers = _triggers(schema)
+    if _triggers_current(connection, schema, functions, triggers):
+        return found  # nothing to change: no lock on the host's tables at all
+    # Dropping and creating triggers locks the host's table against every statement,
+    # and a lock waiting behind a host transaction queues all others behind it: wait
+    # briefly, and let the caller try again (`setup.start`).
+    connection.execute(f"SET LOCAL lock_timeout = {TRIGGER_LOCK_TIMEOUT_MS}")
     _drop_triggers(connection, schema)
-    for name, body in _functions(schema).items():
+    for name, source in functions.items():
         connection.execute(
             f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql "
-            f"AS $chat_recall$ BEGIN {body} RETURN NULL; END $chat_recall$"
+            f"AS $chat_recall${source}$chat_recall$"
         )
-    for _, statement in _triggers(schema):
+    for _, statement in triggers:
         connection.execute(statement)
+    connection.execute(
+        f"INSERT INTO {META} (key, value) VALUES ('triggers', %s) "
+        "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+        (_statements_digest(triggers),),
+    )
     return found
+
+
+def _triggers_current(
+    connection: psycopg.Connection[Any],
+    schema: HostSchema,
+    functions: dict[str, str],
+    triggers: list[tuple[str, str]],
+) -> bool:
+    """Whether the trigger statements recorded at the last install are these, every
+    trigger function has this source, and every trigger exists, enabled, on the table
+    the mapping names."""
+    recorded = connection.execute(f"SELECT value FROM {META} WHERE key = 'triggers'").fetchone()
+    if recorded is None or recorded[0] != _statements_digest(triggers):
+        return False
+    sources = dict(
+        connection.execute(
+            "SELECT proname, prosrc FROM pg_proc "
+            "WHERE pronamespace = current_schema()::regnamespace AND proname = ANY(%s)",
+            (list(functions),),
+        ).fetchall()
+    )
+    if sources != functions:
+        return False
+    present = {
+        name: (table, enabled)
+        for name, table, enabled in connection.execute(
+            "SELECT t.tgname, t.tgrelid, t.tgenabled <> 'D' "
+            "FROM pg_trigger AS t JOIN pg_class AS r ON r.oid = t.tgrelid "
+            "WHERE NOT t.tgisinternal AND t.tgname = ANY(%s) "
+            "AND r.relnamespace = current_schema()::regnamespace",
+            ([name for name, _ in triggers],),
+        ).fetchall()
+    }
+    for name, _ in triggers:
+        table = connection.execute(
+            "SELECT to_regclass(%s)::oid", (schema.q(TRIGGER_TABLES[name]),)
+        ).fetchone()
+        if name not in present or table is None or present[name] != (table[0], True):
+            return False
+    return True
+
+
+def _statements_digest(triggers: list[tuple[str, str]]) -> str:
+    return hashlib.sha256("\n".join(statement for _, statement in triggers).encode()).hexdigest()
 
 
 def recorded_analysis(connection: psycopg.Connection[Any]) -> str | None:

@@ -8,12 +8,13 @@ from typing import Any
 
 import attrs
 import psycopg
+from psycopg import errors as pg_errors
 
 from chat_recall.adapters.postgres import migrations
 from chat_recall.adapters.postgres.database import PostgresDatabase, translate_errors
 from chat_recall.adapters.postgres.dirty_queue import PostgresDirtyQueue
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
-from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch
+from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch, StorageError
 from chat_recall.domain.schema_version import NOT_INSTALLED
 from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
 
@@ -40,6 +41,9 @@ REFERENCE_HOST_DDL = (
 )
 
 
+INTEGER_TYPES = ("bigint", "integer", "smallint")
+
+
 @attrs.frozen
 class InstallReport:
     previous_version: int
@@ -52,16 +56,23 @@ class InstallReport:
 
 
 def verify_schema(connection: psycopg.Connection[Any], schema: HostSchema) -> None:
-    """Raise SchemaMismatch naming the first missing table or column."""
-    for table, columns in (
-        (schema.chats, schema.chat_columns()),
-        (schema.messages, schema.message_columns()),
+    """Raise SchemaMismatch naming the first missing table or column, or the first id
+    column that is no integer: the triggers copy ids into chat-recall's bigint columns
+    inside the host's own statements, where a text or uuid id would make the host's
+    write fail. Checked before anything is installed."""
+    for table, columns, ids in (
+        (schema.chats, schema.chat_columns(), (schema.chat_id, schema.chat_app_id)),
+        (
+            schema.messages,
+            schema.message_columns(),
+            (schema.message_id, schema.message_chat_id),
+        ),
     ):
         present = {
-            row[0]
+            str(row[0]): str(row[1])
             for row in connection.execute(
-                "SELECT a.attname FROM pg_attribute AS a WHERE a.attrelid = to_regclass(%s) "
-                "AND a.attnum > 0 AND NOT a.attisdropped",
+                "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute AS a "
+                "WHERE a.attrelid = to_regclass(%s) AND a.attnum > 0 AND NOT a.attisdropped",
                 (quote(table),),
             )
         }
@@ -70,6 +81,9 @@ def verify_schema(connection: psycopg.Connection[Any], schema: HostSchema) -> No
         for column in columns:
             if column not in present:
                 raise SchemaMismatch.missing_column(table, column)
+        for column in ids:
+            if present[column] not in INTEGER_TYPES:
+                raise SchemaMismatch.text_id(table, column, present[column])
 
 
 def create_reference_schema(database: PostgresDatabase) -> bool:
@@ -96,7 +110,7 @@ def start(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS)
     is recorded last, so an interrupted start does it again). Idempotent."""
     database.read(lambda c: verify_schema(c, database.schema))
     started = time.monotonic()
-    previous = database.write(lambda c: migrations.install(c, database.schema))
+    previous = _install(database)
     locked = time.monotonic() - started
     _build_order_index(database)
     dirty = PostgresDirtyQueue(database)
@@ -110,6 +124,31 @@ def start(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS)
     database.write(lambda c: migrations.record_analysis(c, analysis))
     backlog = dirty.backlog().messages
     return InstallReport(previous, migrations.SCHEMA_VERSION, backlog, locked, rebuilt)
+
+
+# Tries of the install transaction when its trigger DDL met the host's lock (each waits
+# `migrations.TRIGGER_LOCK_TIMEOUT_MS`, then makes way for `INSTALL_RETRY_SECONDS`).
+INSTALL_ATTEMPTS = 30
+INSTALL_RETRY_SECONDS = 0.3
+
+
+def _install(database: PostgresDatabase) -> int:
+    """`migrations.install`, tried again while a host transaction holds its table: the
+    trigger DDL waits at most a moment each time, so host statements queued behind it
+    wait no longer than that."""
+    for attempt in range(INSTALL_ATTEMPTS):
+        try:
+            return database.write(lambda c: migrations.install(c, database.schema))
+        except StorageError as error:
+            if not isinstance(error.__cause__, pg_errors.LockNotAvailable):
+                raise
+            if attempt == INSTALL_ATTEMPTS - 1:
+                raise StorageError(
+                    "cannot install the triggers: a host transaction kept the chats or "
+                    "messages table locked; try again when it has ended"
+                ) from error
+            time.sleep(INSTALL_RETRY_SECONDS)
+    raise AssertionError("unreachable")
 
 
 def _build_order_index(database: PostgresDatabase) -> None:

@@ -146,10 +146,8 @@ class HostSchema:
                     raise SchemaMismatch.missing_column(table, column)
             for column in ids:
                 if "INT" not in declared[column].upper():  # SQLite's rule for INTEGER affinity
-                    raise SchemaMismatch(
-                        f"host column {table}.{column} is declared "
-                        f"{declared[column] or 'without a type'}: chat-recall needs integer "
-                        "ids and app ids (INTEGER); text ids such as UUIDs are not supported"
+                    raise SchemaMismatch.text_id(
+                        table, column, declared[column] or "without a type"
                     )
 
 
