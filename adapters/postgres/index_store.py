@@ -84,11 +84,16 @@ class PostgresIndexStore:
 
     def _visible(self, alias: str = "d") -> str:
         """Join condition: the document's message still exists in its chat, and the
-        chat in the document's app (the live host rows, not a copy)."""
+        chat in the document's app (the live host rows, not a copy), and the message was
+        not deleted since the document was written: a host that deleted a message and
+        inserted another with its id has a live row again, while the document still
+        holds the deleted text until the new one is indexed (its tombstone says so)."""
         s = self.database.schema
         return (
             f"JOIN {s.q('messages')} AS hm ON hm.{s.q('message_id')} = {alias}.message_id "
             f"AND hm.{s.q('message_chat_id')} = {alias}.chat_id "
+            f"AND NOT EXISTS (SELECT 1 FROM {PURGE} AS pt "
+            f"WHERE pt.message_id = {alias}.message_id) "
             f"JOIN {s.q('chats')} AS hc ON hc.{s.q('chat_id')} = {alias}.chat_id "
             f"AND hc.{s.q('chat_app_id')} = {alias}.app_id"
         )
@@ -256,8 +261,14 @@ class PostgresIndexStore:
                 ids = ids[:limit]
             gone = self._without_source(connection, ids)
             self.remove(connection, gone)
-            # Tombstones whose documents are all reclaimed (or were never indexed).
-            connection.execute(f"DELETE FROM {PURGE} WHERE message_id = ANY(%s)", (ids,))
+            # Tombstones whose documents are all reclaimed (or were never indexed); one
+            # whose id the host used again keeps hiding the deleted message's document
+            # until the indexer writes the new one (its put removes both).
+            connection.execute(
+                f"DELETE FROM {PURGE} AS p WHERE p.message_id = ANY(%s) "
+                f"AND NOT EXISTS (SELECT 1 FROM {DOCS} AS d WHERE d.message_id = p.message_id)",
+                (ids,),
+            )
             connection.execute(
                 f"DELETE FROM {DELETED_CHATS} AS t WHERE NOT EXISTS "
                 f"(SELECT 1 FROM {DOCS} AS d WHERE d.chat_id = t.chat_id "

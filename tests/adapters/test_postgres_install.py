@@ -111,3 +111,38 @@ def test_a_start_that_changes_nothing_takes_no_lock_on_the_hosts_tables(
         again.close()
         host.rollback()
     assert _our_triggers(postgres_dsn) == 6
+
+
+def test_an_id_the_host_deleted_and_used_again_never_returns_the_deleted_text(
+    postgres_dsn: str,
+) -> None:
+    """The live-row join found the new message under the old id, so the document of
+    the deleted one came back as its excerpt until the indexer ran, and after a
+    maintenance step that dropped the tombstone too."""
+    recall = bootstrap.postgres(postgres_dsn, create_host_schema=True)
+    chat_id = recall.host.create_chat(1, "c", 1_700_000_000)
+    with psycopg.connect(postgres_dsn, autocommit=True) as host:
+        host.execute(
+            "INSERT INTO messages (id, chat_id, role, content) "
+            "VALUES (5, %s, 'user', 'the unseal phrase is purple elephant')",
+            (chat_id,),
+        )
+    recall.indexer.run_until_idle()
+    query = ScopedQuery(MatchQuery.of_words("elephant"), APP)
+    assert [c.message_id for c in recall.index.search(query)] == [5]
+    with psycopg.connect(postgres_dsn, autocommit=True) as host:
+        host.execute("DELETE FROM messages WHERE id = 5")
+        host.execute(
+            "INSERT INTO messages (id, chat_id, role, content) VALUES (5, %s, 'user', 'harmless')",
+            (chat_id,),
+        )
+    assert recall.index.search(query) == []
+    assert recall.index.documents(APP, [5]) == []
+    while recall.index.maintain().more:
+        pass
+    assert recall.index.search(query) == []
+    recall.indexer.run_until_idle()
+    assert recall.index.search(query) == []
+    harmless = ScopedQuery(MatchQuery.of_words("harmless"), APP)
+    assert [c.message_id for c in recall.index.search(harmless)] == [5]
+    recall.close()
