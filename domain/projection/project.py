@@ -36,7 +36,7 @@ from chat_recall.domain.redaction.redactor import assemble
 
 # Bump whenever projection output changes for the same input and policy: the derived
 # index is rebuilt in the background when the stored version differs.
-PROJECTION_VERSION = 3
+PROJECTION_VERSION = 4
 
 # The cap is in UTF-8 bytes, the unit of every output budget; a capped projection keeps
 # its first PROJECTION_MAX_BYTES - PROJECTION_TAIL_BYTES bytes and its last

@@ -75,10 +75,16 @@ _INVISIBLE_GAP = f"(?<=[!-~])[{_INVISIBLE}]+(?=[!-~])"
 # separators, as the ASCII space every rule of the redaction knows (a separator as a
 # space, not a newline: `password<U+2028>: value` is still one assignment).
 _SPACE_CHARS = "\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# And the fullwidth forms of printable ASCII (U+FF01-FF5E, what a Japanese or Chinese
+# input method types) as ASCII, one character for one: `ｓｋ-proj-...` is a key.
+_FULLWIDTH = "\uff01-\uff5e"
 _SPACES = str.maketrans(
-    dict.fromkeys(
-        [0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000], " "
-    )
+    {
+        **dict.fromkeys(
+            [0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000], " "
+        ),
+        **{code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)},
+    }
 )
 
 # One scan for every character `redactable` may change: lone surrogates, the spaces,
@@ -87,14 +93,16 @@ _SPACES = str.maketrans(
 # character), where the translation and the gap search cost several times that; most
 # texts hold none of these characters and are returned as they are.
 _REDACTABLE_SCAN = (
-    f"[\ud800-\udfff{_INVISIBLE_BMP}{_SPACE_CHARS}\U000110bd-\U0001d17a\U000e0001-\U000e01ef]"
+    f"[\ud800-\udfff{_INVISIBLE_BMP}{_SPACE_CHARS}{_FULLWIDTH}"
+    "\U000110bd-\U0001d17a\U000e0001-\U000e01ef]"
 )
 
 
 def unmasked(text: str) -> str:
     """`text` as the redaction must see it: without the invisible characters
-    (`_INVISIBLE`) that stand between two printable ASCII characters, and with other
-    spaces as ASCII spaces (`_SPACES`, one character for one). Credentials are ASCII:
+    (`_INVISIBLE`) that stand between two printable ASCII characters, with other
+    spaces as ASCII spaces and fullwidth ASCII as ASCII (`_SPACES`, one character for
+    one). Credentials are ASCII:
     one split by an invisible character would escape redaction, and the index would
     join its halves again (it drops zero-width spaces) or keep them as two findable
     pieces; `password:<no-break space>value`, as text pasted from a web page has it,

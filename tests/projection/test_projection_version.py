@@ -22,6 +22,7 @@ PINNED_DIGESTS = {
     1: "65f39b26f0f9a67168b2e1b7332a7b100ef821d9b78d751ce590f03d388bb0b1",
     2: "0ebf589f578649ffb54fccb0e6c3ab1e7ab197cfc12b7a1a2d9fdfd356d37380",
     3: "579ec2c2927e0f32abac844f6285bc74b5bdb4472d27a9b9e2def68d86ad7284",
+    4: "7d5ac8cd7a7207d23eace838ab9684b7d8f2b1f7bcd8eb410242b3d050786786",
 }
 
 
@@ -64,6 +65,10 @@ def fixture_messages() -> list[MessageText]:
         MessageText.user("ctrl\x01 <think>user text is kept</think> \ud800"),
         # Version 3: an invisible character inside a credential does not hide it.
         MessageText.user("key AKIAZ7Q3M4\u200bXK2PLW9RTB and \u200b 日\u200d本 e\u00adxample"),
+        # Version 4: a credential typed in fullwidth forms is the same credential.
+        MessageText.user(
+            "key: \uff53\uff4b-proj-\uff21\uff22\uff23 \uff11\uff12\uff13 and \uff08note\uff09"
+        ),
         # and control characters are not returned by read_chat either.
         MessageText.assistant("\x1b[2J\x1b]0;title\x07 red \x9b31m text\x00"),
         MessageText.assistant(

@@ -37,6 +37,18 @@ def _split_by_invisible(sample: Positive, index: int) -> Positive:
 SPLIT_SAMPLES = [_split_by_invisible(sample, i) for i, sample in enumerate(SAMPLES)]
 
 
+def _fullwidth(text: str) -> str:
+    """Printable ASCII as its fullwidth forms (what a CJK input method types)."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+# Each credential typed in fullwidth forms: the same credential to a model reading it.
+FULLWIDTH_SAMPLES = [
+    attrs.evolve(sample, text=sample.text.replace(sample.secret, _fullwidth(sample.secret)))
+    for sample in SAMPLES
+]
+
+
 def _escape(text: str) -> str:
     for raw, entity in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
         text = text.replace(raw, entity)
@@ -109,6 +121,22 @@ def test_a_credential_split_by_an_invisible_character_is_redacted(recall: ChatRe
     for sample in SPLIT_SAMPLES[:20]:
         outcome = recall.call_tool("search_chats", CallContext(1), {"query": sample.text[:400]})
         assert leaked(sample.secret, outcome.output + outcome.card) == []
+
+
+def test_a_credential_in_fullwidth_forms_is_redacted(recall: ChatRecall) -> None:
+    """`ｓｋ-proj-...` read as `sk-proj-...` by the redaction: redacted whole in the
+    index, in read_chat and in the echoed query, in neither form returned."""
+    chat_ids = _seed(recall, FULLWIDTH_SAMPLES)
+    recall.indexer.run_until_idle()
+    context = CallContext(1)
+    for index, sample in enumerate(FULLWIDTH_SAMPLES):
+        chat_id = chat_ids[index // 3]
+        read = recall.call_tool("read_chat", context, {"chat_id": chat_id, "limit": 50})
+        query = recall.call_tool("search_chats", context, {"query": sample.text[:400]})
+        for outcome in (read, query):
+            text = outcome.output + outcome.card
+            assert leaked(sample.secret, text) == []
+            assert _fullwidth(sample.secret) not in text
 
 
 def _assert_no_tool_output_or_card_holds_a_credential(
