@@ -58,24 +58,37 @@ class PostgresIndexWriter:
                 if stale:
                     raise _Stale(stale)
         except _Stale as found:
-            self._claim(connection)
+            # Only the markers claimed the first time: one skipped then (its host
+            # transaction since rolled back) must stay dirty, as its document is not
+            # written now; one lost meanwhile is written and stays dirty, harmless.
+            self._claim(connection, excluding=found.ids)
             self._write(connection, index, stale=found.ids)
             self.stale = found.ids
 
-    def _claim(self, connection: psycopg.Connection[Any]) -> set[MessageId]:
-        """Delete the markers whose seq is still the one read; the ids not claimed."""
-        if not self.markers:
+    def _claim(
+        self, connection: psycopg.Connection[Any], excluding: set[MessageId] | None = None
+    ) -> set[MessageId]:
+        """Delete the markers whose seq is still the one read; the ids not claimed. A
+        marker a host transaction holds (it is writing that message now) is skipped,
+        not waited for: waiting, this transaction held the markers it had deleted
+        already, and the host's writes to those messages queued behind it for the lock
+        timeout (5 s each, a red-team found). A skipped marker stays dirty."""
+        markers = [m for m in self.markers if not excluding or m.id not in excluding]
+        if not markers:
             return set()
         claimed = {
             MessageId(row[0])
             for row in connection.execute(
-                f"DELETE FROM {DIRTY_MESSAGES} AS d USING unnest(%s::bigint[], "
-                "%s::bigint[]) AS u(id, seq) WHERE d.message_id = u.id AND d.seq = u.seq "
-                "RETURNING d.message_id",
-                ([m.id for m in self.markers], [m.seq for m in self.markers]),
+                f"DELETE FROM {DIRTY_MESSAGES} AS d USING ("
+                f"SELECT k.message_id FROM {DIRTY_MESSAGES} AS k "
+                "JOIN unnest(%s::bigint[], %s::bigint[]) AS u(id, seq) "
+                "ON k.message_id = u.id AND k.seq = u.seq "
+                "ORDER BY k.message_id FOR UPDATE OF k SKIP LOCKED"
+                ") AS c WHERE d.message_id = c.message_id RETURNING d.message_id",
+                ([m.id for m in markers], [m.seq for m in markers]),
             )
         }
-        return {m.id for m in self.markers} - claimed
+        return {m.id for m in markers} - claimed
 
     def _write(
         self, connection: psycopg.Connection[Any], index: PostgresIndexStore, stale: set[MessageId]

@@ -10,6 +10,7 @@ import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.domain.errors import SchemaMismatch
+from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 from tests.postgres_server import Server
@@ -145,4 +146,29 @@ def test_an_id_the_host_deleted_and_used_again_never_returns_the_deleted_text(
     assert recall.index.search(query) == []
     harmless = ScopedQuery(MatchQuery.of_words("harmless"), APP)
     assert [c.message_id for c in recall.index.search(harmless)] == [5]
+    recall.close()
+
+
+def test_a_batch_skips_a_marker_a_host_transaction_holds(postgres_dsn: str) -> None:
+    """The claim waited for the host's lock on one marker while holding the others it
+    had deleted: host writes to those messages waited 5 s each. It skips it now; the
+    message stays dirty and is indexed once the host commits."""
+    recall = bootstrap.postgres(postgres_dsn, create_host_schema=True)
+    chat_id = recall.host.create_chat(1, "c", 1_700_000_000)
+    ids = [
+        recall.host.add_message(chat_id, Role.USER, f"word{n}", 1_700_000_000 + n) for n in range(5)
+    ]
+    recall.indexer.run_until_idle()
+    with psycopg.connect(postgres_dsn, autocommit=True) as host:
+        host.execute("UPDATE messages SET content = content || ' quokka'")  # all dirty
+    with psycopg.connect(postgres_dsn) as holder:
+        holder.execute("UPDATE messages SET content = 'wombat' WHERE id = %s", (ids[-1],))
+        report = recall.indexer.run_batch()  # waited, then failed on the lock timeout
+        assert report.indexed == 4
+        holder.commit()
+    recall.indexer.run_until_idle()
+    quokka = ScopedQuery(MatchQuery.of_words("quokka"), APP)
+    assert sorted(c.message_id for c in recall.index.search(quokka)) == ids[:-1]
+    wombat = ScopedQuery(MatchQuery.of_words("wombat"), APP)
+    assert [c.message_id for c in recall.index.search(wombat)] == [ids[-1]]
     recall.close()
