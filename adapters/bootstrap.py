@@ -290,6 +290,7 @@ def postgres(
     if pool_size is not None:
         database.pool_size = pool_size
     try:
+        database.probe()
         if create_host_schema:
             pg_setup.create_reference_schema(database)
         if install:

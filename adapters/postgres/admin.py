@@ -38,6 +38,7 @@ from chat_recall.domain.schema_version import version_problem
 @contextlib.contextmanager
 def _database(url: str, schema: HostSchema) -> Iterator[PostgresDatabase]:
     database = PostgresDatabase(url, schema, pool_size=1)
+    database.probe()
     try:
         yield database
     finally:

@@ -12,6 +12,7 @@ be had): a write that may have committed is never sent twice.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -41,6 +42,16 @@ FIRST_BACKOFF_SECONDS = 0.1
 STATEMENT_TIMEOUT_MS = 30_000
 # Waiting for a row another transaction holds (a host's marker row): never long.
 LOCK_TIMEOUT_MS = 5_000
+
+
+_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s\"']*:)[^@\s\"']*@")
+_KEY_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+
+
+def without_password(text: str) -> str:
+    """`text` (a driver's message, which may repeat the connection string) with any
+    password in a URL or a `password=` setting replaced by `***`."""
+    return _KEY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", text))
 
 
 def _is_connection_lost(error: BaseException) -> bool:
@@ -109,6 +120,18 @@ class PostgresDatabase:
     sleep: Callable[[float], None] = time.sleep
     _pools: dict[bool, psycopg_pool.ConnectionPool[Any]] = attrs.field(factory=dict, init=False)
     _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
+
+    def probe(self) -> None:
+        """One connection, made and closed at once, before any pool exists: a wrong
+        password, a database that does not exist, a malformed URL or a server that
+        cannot be reached is an IndexUnavailable at once, with libpq's own reason (a
+        pool retried in the background for its timeout, five times over: 27 s, with a
+        warning each time and a reason that hid the real one)."""
+        try:
+            psycopg.connect(self.dsn, connect_timeout=CONNECT_TIMEOUT_SECONDS).close()
+        except psycopg.Error as error:
+            reason = without_password(str(error).strip().splitlines()[0] if str(error) else "")
+            raise IndexUnavailable(f"cannot connect to PostgreSQL: {reason}") from None
 
     def _pool(self, read_only: bool) -> psycopg_pool.ConnectionPool[Any]:
         with self._lock:

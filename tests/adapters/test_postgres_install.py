@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.domain.errors import SchemaMismatch
+from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
@@ -172,3 +172,27 @@ def test_a_batch_skips_a_marker_a_host_transaction_holds(postgres_dsn: str) -> N
     wombat = ScopedQuery(MatchQuery.of_words("wombat"), APP)
     assert [c.message_id for c in recall.index.search(wombat)] == [ids[-1]]
     recall.close()
+
+
+@pytest.mark.parametrize(
+    ("dsn", "reason"),
+    [
+        ("postgresql://chat_recall:Sekr3tPassw0rd@[::1/db", "IPv6 host address"),
+        ("postgresql://chat_recall@127.0.0.1:1/postgres", "connect"),
+    ],
+)
+def test_a_connection_that_cannot_work_fails_at_once_naming_why(
+    dsn: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A malformed URL or a server that is not there: one line with libpq's reason and
+    no password, at once (the pool retried for 27 s, warning five times)."""
+    from chat_recall.adapters.cli.exits import Exit
+    from chat_recall.adapters.cli.main import main
+
+    with pytest.raises(IndexUnavailable, match=f"cannot connect to PostgreSQL: .*{reason}"):
+        bootstrap.postgres(dsn)
+    assert main(["status", "--db", dsn]) == Exit.FAILED
+    assert main(["search", "--db", dsn, "--app", "1", "x"]) == Exit.FAILED
+    output = capsys.readouterr()
+    assert "Sekr3tPassw0rd" not in output.out + output.err
+    assert output.err.count("cannot connect to PostgreSQL") == 2
