@@ -15,16 +15,19 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import attrs
 import psycopg
 
 from chat_recall.adapters.postgres import migrations, setup
 from chat_recall.adapters.postgres.audit import PostgresIndexAudit, findings
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.adapters.postgres.importer import import_lines
+from chat_recall.adapters.postgres.message_repo import PostgresMessageRepo
 from chat_recall.adapters.sqlite.admin import (
     CheckStatus,
     InitReport,
     InstallReport,
+    NotIndexedStatus,
     RepairReport,
     StatusReport,
     UninstallReport,
@@ -129,7 +132,9 @@ def status(url: str, schema: HostSchema) -> StatusReport:
                 for row in c.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
             ]
         )
-        return report.with_index(recall, app_ids)
+        repo: PostgresMessageRepo = recall.repo  # type: ignore[assignment]
+        never = [NotIndexedStatus(reason, count) for reason, count in repo.never_indexed()]
+        return attrs.evolve(report.with_index(recall, app_ids), not_indexed=never)
 
 
 def repair(url: str, schema: HostSchema) -> RepairReport:

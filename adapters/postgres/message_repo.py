@@ -108,6 +108,35 @@ class PostgresMessageRepo:
             f"ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')}"
         )
 
+    def never_indexed(self, roles_shown: int = 5) -> list[tuple[str, int]]:
+        """Host messages this repo never reads, so no index holds them, as (why, how
+        many): each role other than `KNOWN_ROLES` (the most frequent `roles_shown`),
+        and messages whose chat does not exist. As `SqliteMessageRepo.never_indexed`:
+        a scan of the host's messages, for `chat-recall status` only."""
+        s = self.database.schema
+        role, mchat = s.role_expression("m"), f"m.{s.q('message_chat_id')}"
+
+        def count(connection: psycopg.Connection[Any]) -> list[tuple[str, int]]:
+            by_role = connection.execute(
+                f"SELECT left(quote_nullable({role}::text), 40), count(*) "
+                f"FROM {s.q('messages')} AS m "
+                f"WHERE {role}::text <> ALL(%(roles)s) OR {role} IS NULL "
+                "GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT %(shown)s",
+                {"roles": KNOWN_ROLES, "shown": roles_shown},
+            ).fetchall()
+            chatless = connection.execute(
+                f"SELECT count(*) FROM {s.q('messages')} AS m "
+                f"WHERE {role}::text = ANY(%(roles)s) AND NOT EXISTS "
+                f"(SELECT 1 FROM {s.q('chats')} AS c WHERE c.{s.q('chat_id')} = {mchat})",
+                {"roles": KNOWN_ROLES},
+            ).fetchone()
+            found = [(f"role {quoted} is not indexed", int(n)) for quoted, n in by_role]
+            if chatless and chatless[0]:
+                found.append(("its chat does not exist", int(chatless[0])))
+            return found
+
+        return self.database.read(count, snapshot=True)
+
     def _order(self, direction: str = "ASC") -> str:
         s = self.database.schema
         return f"m.{s.q('message_created_at')} {direction}, m.{s.q('message_id')} {direction}"

@@ -196,3 +196,29 @@ def test_a_connection_that_cannot_work_fails_at_once_naming_why(
     output = capsys.readouterr()
     assert "Sekr3tPassw0rd" not in output.out + output.err
     assert output.err.count("cannot connect to PostgreSQL") == 2
+
+
+def test_status_counts_the_host_messages_no_index_holds(
+    postgres_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As on SQLite (it said `not_indexed: []` on PostgreSQL whatever the host held)."""
+    import json
+
+    from chat_recall.adapters.cli.main import main
+
+    recall = bootstrap.postgres(postgres_dsn, create_host_schema=True)
+    chat_id = recall.host.create_chat(1, "c", 1_700_000_000)
+    recall.close()
+    with psycopg.connect(postgres_dsn, autocommit=True) as host:
+        for role in ("User", "User", "system", "user"):
+            host.execute(
+                "INSERT INTO messages (chat_id, role, content) VALUES (%s, %s, 'x')",
+                (chat_id, role),
+            )
+    assert main(["index", "--db", postgres_dsn, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["status", "--db", postgres_dsn, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["not_indexed"] == [
+        {"reason": "role 'User' is not indexed", "messages": 2},
+        {"reason": "role 'system' is not indexed", "messages": 1},
+    ]
