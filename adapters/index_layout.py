@@ -8,6 +8,7 @@ token to every document's length, in both adapters alike.
 
 from __future__ import annotations
 
+from chat_recall.domain.messages import Role
 from chat_recall.domain.model import ChatId
 
 COLUMNS = ("title", "body", "chat_ref")
@@ -19,6 +20,9 @@ RECLAIM_PER_STEP = 500
 # reclaimed (the engine ranks before the visibility check): a chat of 10,000 messages
 # deleted a moment ago still leaves every window whole.
 HIDDEN_READ_PAST = 10_000
+# The roles a stored document may hold, as an SQL list: a row with another (damaged
+# data) is left out of every read, so it fails no search, and the audits report it.
+ROLES_SQL = ", ".join(f"'{role}'" for role in Role.values())
 
 
 def chat_ref(chat_id: ChatId) -> str:

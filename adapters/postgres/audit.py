@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 import psycopg
 
+from chat_recall.adapters.index_layout import ROLES_SQL
 from chat_recall.adapters.postgres import migrations, setup
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.domain.errors import ChatRecallError, IndexUnavailable
@@ -48,6 +49,15 @@ def findings(connection: psycopg.Connection[Any]) -> list[Finding]:
                 name,
                 "missing or disabled: host writes are not indexed" if missing else None,
                 "repair" if missing else None,
+            )
+        )
+    odd = connection.execute(
+        f"SELECT count(*) FROM {migrations.DOCS} WHERE role NOT IN ({ROLES_SQL})"
+    ).fetchone()
+    if odd and odd[0]:  # every read leaves them out
+        checks.append(
+            Finding(
+                "integrity", "documents", f"{odd[0]} document rows hold an unknown role", "rebuild"
             )
         )
     rows = connection.execute(

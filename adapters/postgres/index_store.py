@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 import psycopg
 
-from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, RECLAIM_PER_STEP
+from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, RECLAIM_PER_STEP, ROLES_SQL
 from chat_recall.adapters.postgres import text_search
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.adapters.postgres.migrations import (
@@ -95,7 +95,8 @@ class PostgresIndexStore:
             f"AND NOT EXISTS (SELECT 1 FROM {PURGE} AS pt "
             f"WHERE pt.message_id = {alias}.message_id) "
             f"JOIN {s.q('chats')} AS hc ON hc.{s.q('chat_id')} = {alias}.chat_id "
-            f"AND hc.{s.q('chat_app_id')} = {alias}.app_id"
+            f"AND hc.{s.q('chat_app_id')} = {alias}.app_id "
+            f"AND {alias}.role IN ({ROLES_SQL})"  # a damaged row fails no read
         )
 
     # -- writing (inside a unit of work's transaction, see unit_of_work.py) -------------

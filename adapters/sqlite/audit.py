@@ -15,6 +15,7 @@ import sqlite3
 
 import attrs
 
+from chat_recall.adapters.index_layout import ROLES_SQL
 from chat_recall.adapters.sqlite import registry, setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase, translate
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
@@ -146,9 +147,24 @@ def _integrity(connection: sqlite3.Connection) -> list[Finding]:
         problem = _postings(connection, app_id, table)
         if problem is not None:
             findings.append(Finding("integrity", f"app {app_id}", problem, "rebuild"))
+    if DOCS not in damaged:
+        problem = _document_rows(connection)
+        if problem is not None:
+            findings.append(Finding("integrity", "documents", problem, "rebuild"))
     if not findings:
         findings.append(Finding("integrity", "index"))
     return findings
+
+
+def _document_rows(connection: sqlite3.Connection) -> str | None:
+    """Document rows whose role is none chat-recall writes (every read leaves them out)."""
+    try:
+        odd = connection.execute(
+            f"SELECT count(*) FROM {DOCS} WHERE role NOT IN ({ROLES_SQL})"
+        ).fetchone()[0]
+    except sqlite3.Error as error:
+        return str(translate(error))
+    return f"{odd} document rows hold an unknown role" if odd else None
 
 
 def _quick_check(connection: sqlite3.Connection, table: str) -> str | None:

@@ -15,7 +15,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 
-from chat_recall.adapters.index_layout import HIDDEN_READ_PAST
+from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, ROLES_SQL
 from chat_recall.adapters.sqlite.migrations import (
     DELETED_CHATS,
     DELETED_MESSAGES,
@@ -41,10 +41,12 @@ from chat_recall.domain.model import (
 
 CHUNK = 500  # ids per statement (SQLite's bound-parameter limit is far above)
 
-# A docs row `d` the host deleted (its message or its chat): left out of every read.
+# A docs row `d` the host deleted (its message or its chat), or damaged: left out of
+# every read.
 HIDDEN = (
     f"(EXISTS (SELECT 1 FROM {DELETED_MESSAGES} AS x WHERE x.message_id = d.message_id) "
-    f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS} AS y WHERE y.chat_id = d.chat_id))"
+    f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS} AS y WHERE y.chat_id = d.chat_id) "
+    f"OR d.role NOT IN ({ROLES_SQL}))"
 )
 
 
