@@ -27,6 +27,11 @@ CLAIM_KEY = "indexer"
 MARK_CHUNK = 5_000
 
 
+# What a claim row's value looks like (`["holder", expiry]`, as `claim` writes it):
+# anything else is damage, read as no claim, so it cannot stop every indexer.
+CLAIM_SHAPE = "'" + r'^\["(?:[^"\\]|\\.)*", ?-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\]$' + "'"
+
+
 @attrs.define
 class PostgresDirtyQueue:
     database: PostgresDatabase
@@ -175,8 +180,11 @@ class PostgresDirtyQueue:
                 VALUES ('{CLAIM_KEY}', json_build_array(%(holder)s::text,
                         extract(epoch FROM clock_timestamp()) + %(seconds)s)::text)
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                WHERE m.value::json ->> 0 IN (%(holder)s, %(overrule)s)
-                   OR (m.value::json ->> 1)::float8 <= extract(epoch FROM clock_timestamp())
+                WHERE CASE WHEN m.value ~ {CLAIM_SHAPE}
+                      THEN m.value::json ->> 0 IN (%(holder)s, %(overrule)s)
+                        OR (m.value::json ->> 1)::float8
+                           <= extract(epoch FROM clock_timestamp())
+                      ELSE true END  -- an unreadable claim (damaged) is replaced
                 RETURNING 1
                 """,
                 {"holder": holder, "seconds": seconds, "overrule": overrule or holder},
@@ -184,7 +192,8 @@ class PostgresDirtyQueue:
             if taken is not None:
                 return None
             row = connection.execute(
-                f"SELECT value::json ->> 0 FROM {META} WHERE key = '{CLAIM_KEY}'"
+                f"SELECT CASE WHEN value ~ {CLAIM_SHAPE} THEN value::json ->> 0 END "
+                f"FROM {META} WHERE key = '{CLAIM_KEY}'"
             ).fetchone()
             return None if row is None else str(row[0])
 
@@ -193,7 +202,8 @@ class PostgresDirtyQueue:
     def release(self, holder: str) -> None:
         self.database.write(
             lambda c: c.execute(
-                f"DELETE FROM {META} WHERE key = '{CLAIM_KEY}' AND value::json ->> 0 = %s",
+                f"DELETE FROM {META} WHERE key = '{CLAIM_KEY}' "
+                f"AND CASE WHEN value ~ {CLAIM_SHAPE} THEN value::json ->> 0 = %s END",
                 (holder,),
             )
         )

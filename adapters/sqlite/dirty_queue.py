@@ -184,7 +184,9 @@ class SqliteDirtyQueue:
     def release(self, holder: str) -> None:
         with self.database.writing() as connection:
             connection.execute(
-                f"DELETE FROM {META} WHERE key = '{CLAIM_KEY}' AND value ->> 0 = ?", (holder,)
+                f"DELETE FROM {META} WHERE key = '{CLAIM_KEY}' "
+                f"AND CASE WHEN {READABLE_CLAIM} THEN value ->> 0 = ? END",
+                (holder,),
             )
 
     def host_writes(self) -> int | None:
@@ -214,13 +216,21 @@ class SqliteDirtyQueue:
 
 
 CLAIM_KEY = "indexer"
+# What a claim row's value looks like (`[holder, expiry]`, as `claim` writes it):
+# anything else is damage, read as no claim, so it cannot stop every indexer.
+READABLE_CLAIM = (
+    "(CASE WHEN json_valid(value) THEN json_type(value, '$[0]') = 'text' "
+    "AND json_type(value, '$[1]') IN ('integer', 'real') "
+    "AND json_array_length(value) = 2 END)"
+)
 
 
 def _live_claim(connection: sqlite3.Connection, holder: str) -> str | None:
     """The holder of a claim that has not run out, if it is not `holder`."""
-    row = connection.execute(
-        f"SELECT value ->> 0 FROM {META} WHERE key = '{CLAIM_KEY}' "
-        "AND value ->> 1 > julianday('now') AND value ->> 0 IS NOT ?",
+    row = connection.execute(  # an unreadable claim (damaged) is none: it is replaced
+        f"SELECT CASE WHEN {READABLE_CLAIM} THEN value ->> 0 END FROM {META} "
+        f"WHERE key = '{CLAIM_KEY}' AND CASE WHEN {READABLE_CLAIM} "
+        "THEN value ->> 1 > julianday('now') AND value ->> 0 IS NOT ? END",
         (holder,),
     ).fetchone()
     return None if row is None else str(row[0])

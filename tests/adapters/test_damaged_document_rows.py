@@ -69,3 +69,50 @@ def test_postgres(postgres_dsn: str, capsys: pytest.CaptureFixture[str]) -> None
             "UPDATE chat_recall_docs SET role = 'bogus' WHERE message_id = %s", (damaged,)
         )
     _check(postgres_dsn, lambda: bootstrap.postgres(postgres_dsn, install=False), capsys, kept)
+
+
+@pytest.mark.parametrize("value", ["garbage", '["x", "not a time"]', "[1, 2]", ""])
+def test_a_damaged_indexer_claim_does_not_stop_indexing_sqlite(tmp_path: Path, value: str) -> None:
+    """The claim row in chat_recall_meta holding something unreadable made every
+    indexer fail ('malformed JSON') until someone deleted it by hand."""
+    path = tmp_path / "h.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True)
+    _seed(recall)
+    recall.close()
+    connection = sqlite3.connect(path)
+    connection.execute(
+        "INSERT OR REPLACE INTO chat_recall_meta(key, value) VALUES ('indexer', ?)", (value,)
+    )
+    connection.commit()
+    connection.close()
+    recall = bootstrap.sqlite(path)  # a new indexer: it must claim the queue first
+    chat_id = recall.host.create_chat(1, "d", 1_700_000_100)
+    later = recall.host.add_message(chat_id, Role.USER, "papaya", 1_700_000_101)
+    recall.indexer.run_until_idle()
+    found = json.loads(recall.search_chats(CallContext(1), {"query": "papaya"}))
+    assert found["results"][0]["matches"][0]["message_id"] == later
+    recall.close()
+
+
+@pytest.mark.parametrize("value", ["garbage", '["x", "not a time"]', "[1, 2]", ""])
+def test_a_damaged_indexer_claim_does_not_stop_indexing_postgres(
+    postgres_dsn: str, value: str
+) -> None:
+    import psycopg
+
+    recall = bootstrap.postgres(postgres_dsn, create_host_schema=True)
+    _seed(recall)
+    recall.close()
+    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+        connection.execute(
+            "INSERT INTO chat_recall_meta(key, value) VALUES ('indexer', %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            (value,),
+        )
+    recall = bootstrap.postgres(postgres_dsn)  # a new indexer: it must claim the queue first
+    chat_id = recall.host.create_chat(1, "d", 1_700_000_100)
+    later = recall.host.add_message(chat_id, Role.USER, "papaya", 1_700_000_101)
+    recall.indexer.run_until_idle()
+    found = json.loads(recall.search_chats(CallContext(1), {"query": "papaya"}))
+    assert found["results"][0]["matches"][0]["message_id"] == later
+    recall.close()
