@@ -25,7 +25,7 @@ import attrs
 from chat_recall.application.health import IndexHealth, error_kind
 from chat_recall.application.planning import BatchPlanning, PlanningSettings, load_rows
 from chat_recall.application.progress import IndexProgress
-from chat_recall.domain.errors import SYSTEMIC_ERRORS, TransactionOverTime
+from chat_recall.domain.errors import SYSTEMIC_ERRORS, StorageDamaged, TransactionOverTime
 from chat_recall.domain.indexing import (
     BatchSizing,
     HostYield,
@@ -423,7 +423,7 @@ class Indexer:
             writer.remove(batch.deletes)
             writer.put(batch.upserts)
             writer.quarantine(batch.quarantined)
-        return batch.without(writer.stale)
+        return batch.without(writer.stale, writer.set_aside)
 
     def _write(self, batch: IndexBatch) -> tuple[IndexBatch, bool]:
         """Write the batch, in parts when it must be. A part whose transaction outlived
@@ -438,6 +438,7 @@ class Indexer:
         refused: list[IndexBatch] = []
         first_failure: Exception | None = None
         over_time = False
+        damaged: set[int] = set()
         while pending:
             part = pending.pop()
             if not part.cleared:
@@ -451,6 +452,13 @@ class Indexer:
             except TransactionOverTime:
                 over_time = True
                 pending.extend(split_batch(part))  # more than one marker: it had a limit
+            except StorageDamaged as error:
+                # One app's index is damaged and now set aside by the storage: the same
+                # part again, its documents of that app quarantined (`index_damaged`).
+                if error.app_id is None or error.app_id in damaged:
+                    raise
+                damaged.add(error.app_id)
+                pending.append(part)
             except SYSTEMIC_ERRORS:
                 raise
             except Exception as error:

@@ -74,6 +74,12 @@ class StorageDamaged(StorageError):
 
     kind = "storage_damaged"
 
+    def __init__(self, message: str, *, app_id: int | None = None) -> None:
+        super().__init__(message)
+        # The one app whose index is damaged, when the storage can tell: it sets that
+        # index aside, so the work that met the damage is done again at once without it.
+        self.app_id = app_id
+
 
 class TransactionOverTime(StorageError):
     """A write transaction was still open at its time limit and was abandoned: it was

@@ -57,6 +57,7 @@ class UnreadableReason(enum.Enum):
     PROJECTION_FAILED = "projection_failed"
     READ_FAILED = "read_failed"
     INDEXING_FAILED = "indexing_failed"
+    INDEX_DAMAGED = "index_damaged"
 
     @property
     def description(self) -> str:
@@ -74,6 +75,9 @@ _DESCRIPTIONS = {
     UnreadableReason.PROJECTION_FAILED: "its text could not be projected",
     UnreadableReason.READ_FAILED: "its row could not be loaded",
     UnreadableReason.INDEXING_FAILED: "the index refused it",
+    UnreadableReason.INDEX_DAMAGED: (
+        "its app's index is damaged (`chat-recall rebuild` restores it)"
+    ),
 }
 
 

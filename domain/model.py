@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NewType, TypeVar
 
@@ -190,16 +190,23 @@ class IndexBatch:
     quarantined: tuple[QuarantinedRow, ...] = ()
     redactions: int = 0  # credentials redacted in the upserts (a count for telemetry)
 
-    def without(self, stale: AbstractSet[MessageId]) -> IndexBatch:
+    def without(
+        self, stale: AbstractSet[MessageId], set_aside: Sequence[QuarantinedRow] = ()
+    ) -> IndexBatch:
         """The batch as it was applied when the markers of `stale` were found changed
-        or gone (the unit of work wrote nothing for them): what an honest count counts."""
-        if not stale:
+        or gone (the unit of work wrote nothing for them), and the documents of
+        `set_aside` were quarantined instead of written: what an honest count counts."""
+        if not stale and not set_aside:
             return self
+        instead = {row.message_id for row in set_aside}
         return IndexBatch(
-            upserts=tuple(d for d in self.upserts if d.message_id not in stale),
+            upserts=tuple(
+                d for d in self.upserts if d.message_id not in stale and d.message_id not in instead
+            ),
             deletes=tuple(i for i in self.deletes if i not in stale),
             cleared=tuple(m for m in self.cleared if m.id not in stale),
-            quarantined=tuple(r for r in self.quarantined if r.message_id not in stale),
+            quarantined=tuple(r for r in self.quarantined if r.message_id not in stale)
+            + tuple(set_aside),
             redactions=self.redactions,
         )
 

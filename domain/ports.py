@@ -219,6 +219,13 @@ class IndexWriter(Protocol):
         them. Complete once the transaction has committed."""
         ...
 
+    @property
+    def set_aside(self) -> Sequence[QuarantinedRow]:
+        """Documents `put` could not write because their app's index reports damage:
+        quarantined instead (`index_damaged`), so one damaged app never stops the
+        others' indexing (`rebuild` restores it). Complete once committed."""
+        ...
+
 
 class IndexUnitOfWork(Protocol):
     """The one write transaction of an indexer batch. It spans the index and the dirty

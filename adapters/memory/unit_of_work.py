@@ -21,6 +21,8 @@ class InMemoryIndexWriter:
     index: InMemoryIndexStore
     steps: list[Callable[[], None]] = attrs.field(factory=list)
     stale: set[MessageId] = attrs.field(factory=set)
+    # This index has no per-app damage to route around (`IndexWriter.set_aside`).
+    set_aside: tuple[QuarantinedRow, ...] = ()
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
         chosen = tuple(documents)

@@ -32,6 +32,8 @@ class PostgresIndexWriter:
     quarantined: list[QuarantinedRow] = attrs.field(factory=list)
     markers: list[MessageMarker] = attrs.field(factory=list)
     stale: set[MessageId] = attrs.field(factory=set)  # known when `apply` returns
+    # This index has no per-app damage to route around (`IndexWriter.set_aside`).
+    set_aside: tuple[QuarantinedRow, ...] = ()
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
         self.puts.extend(documents)

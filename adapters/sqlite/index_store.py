@@ -19,12 +19,14 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TypeVar
 
 import attrs
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
 from chat_recall.adapters.sqlite import document_rows
-from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way
+from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way, translate
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.migrations import (
     APPS,
@@ -40,6 +42,7 @@ from chat_recall.adapters.sqlite.migrations import (
     fts_table_name,
 )
 from chat_recall.adapters.sqlite.schema import quote
+from chat_recall.domain.errors import StorageDamaged
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
@@ -84,6 +87,10 @@ ORPHAN_REMOVE_CHUNK = 25
 # limit, 999 before 3.32, may allow fewer): an indexer batch in one statement.
 TEXT_ROWS = 256
 
+T = TypeVar("T")
+# Write transactions done again, each without one more damaged app table, at most.
+DAMAGE_RETRIES = 8
+
 RECLAIM_WAITING = (
     f"SELECT EXISTS (SELECT 1 FROM {PURGE}) OR EXISTS (SELECT 1 FROM {DELETED_MESSAGES}) "
     f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS})"
@@ -97,50 +104,75 @@ class SqliteFts5IndexStore:
     analysis: TextAnalysis = TextAnalysis.default()
     purges_per_step: int = RECLAIM_PER_STEP
     _known_tables: set[AppId] = attrs.field(factory=set, init=False)
+    _damage_reported: set[AppId] = attrs.field(factory=set, init=False)
+    # App tables found damaged, by the schema version they were found in (`_set_aside`).
+    _damaged: dict[AppId, int | None] = attrs.field(factory=dict, init=False)
     # Times the merge statements (`MERGE_BUDGET_SECONDS`); tests step it by hand.
     clock: Callable[[], float] = time.perf_counter
     _written: set[AppId] = attrs.field(factory=set, init=False)
 
     # -- writing (inside a unit of work's transaction, see unit_of_work.py) -------------
 
-    def put(self, connection: sqlite3.Connection, documents: Sequence[IndexDocument]) -> None:
+    def put(
+        self, connection: sqlite3.Connection, documents: Sequence[IndexDocument]
+    ) -> list[QuarantinedRow]:
         """Set-based: one lookup finds which sources still exist as the documents say
         (the others are left out: deleted or moved since they were read), the ids that
         already have a document are removed (`remove`), and each app table gets its
-        documents in one statement over a JSON array (see `_forget` for why)."""
+        documents in one statement over a JSON array (see `_forget` for why).
+
+        The documents of an app whose table reports damage are quarantined instead
+        (`index_damaged`) and returned: the other apps' documents are written."""
         documents = document_rows.still_sourced(connection, self.database.schema, documents)
         if not documents:
-            return
+            return []
         self.remove(connection, [document.message_id for document in documents])
         by_app: dict[AppId, list[IndexDocument]] = {}
         for document in documents:
             by_app.setdefault(document.app_id, []).append(document)
+        set_aside: list[QuarantinedRow] = []
         for app_id, app_documents in by_app.items():
             self._written.add(app_id)
             table = quote(self._ensure_table(connection, app_id))
-            _insert_texts(connection, table, app_documents)
-            connection.execute(
-                f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
-                "is_compaction_summary, projection_truncated) "
-                "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, "
-                "value ->> 5, value ->> 6 FROM json_each(?)",
-                (
-                    as_json(
-                        [
-                            (
-                                d.message_id,
-                                d.app_id,
-                                d.chat_id,
-                                d.role.value,
-                                d.created_at,
-                                int(d.is_compaction_summary),
-                                int(d.projection_truncated),
-                            )
-                            for d in app_documents
-                        ]
-                    ),
+            if not self._on_app_table(
+                connection, app_id, partial(self._put_in_app, connection, table, app_documents)
+            ):
+                set_aside.extend(
+                    QuarantinedRow(
+                        d.message_id, d.app_id, d.chat_id, UnreadableReason.INDEX_DAMAGED
+                    )
+                    for d in app_documents
+                )
+        if set_aside:
+            self._quarantine(connection, set_aside)
+        return set_aside
+
+    def _put_in_app(
+        self, connection: sqlite3.Connection, table: str, app_documents: Sequence[IndexDocument]
+    ) -> None:
+        _insert_texts(connection, table, app_documents)
+        connection.execute(
+            f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
+            "is_compaction_summary, projection_truncated) "
+            "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, "
+            "value ->> 5, value ->> 6 FROM json_each(?)",
+            (
+                as_json(
+                    [
+                        (
+                            d.message_id,
+                            d.app_id,
+                            d.chat_id,
+                            d.role.value,
+                            d.created_at,
+                            int(d.is_compaction_summary),
+                            int(d.projection_truncated),
+                        )
+                        for d in app_documents
+                    ]
                 ),
-            )
+            ),
+        )
 
     def remove(self, connection: sqlite3.Connection, message_ids: Sequence[MessageId]) -> None:
         """Remove documents; a message put or removed is out of quarantine too."""
@@ -157,6 +189,9 @@ class SqliteFts5IndexStore:
         """Quarantine rows: their documents go (the content they were built from
         changed into something unreadable), their reason stays."""
         self.remove(connection, [row.message_id for row in rows])
+        self._quarantine(connection, rows)
+
+    def _quarantine(self, connection: sqlite3.Connection, rows: Sequence[QuarantinedRow]) -> None:
         connection.executemany(
             f"INSERT OR REPLACE INTO {QUARANTINE}(message_id, app_id, chat_id, reason) "
             "VALUES (?, ?, ?, ?)",
@@ -191,16 +226,91 @@ class SqliteFts5IndexStore:
         for app_id in sorted(AppId(app) for app in apps):
             self._written.add(app_id)
             if self._table_exists(connection, app_id):
-                connection.execute(
-                    f"DELETE FROM {quote(fts_table_name(app_id))} "
-                    "WHERE rowid IN (SELECT value FROM json_each(?))",
-                    (existing_ids,),
+                # A damaged table keeps the rows: without their documents no read finds
+                # them, and `rebuild` drops the table.
+                self._on_app_table(
+                    connection,
+                    app_id,
+                    partial(
+                        connection.execute,
+                        f"DELETE FROM {quote(fts_table_name(app_id))} "
+                        "WHERE rowid IN (SELECT value FROM json_each(?))",
+                        (existing_ids,),
+                    ),
                 )
         for table in (DOCS, PURGE, DELETED_MESSAGES):
             connection.execute(
                 f"DELETE FROM {table} WHERE message_id IN (SELECT value FROM json_each(?))",
                 (existing_ids,),
             )
+
+    def _on_app_table(
+        self, connection: sqlite3.Connection, app_id: AppId, statement: Callable[[], object]
+    ) -> bool:
+        """Run a statement on one app's FTS5 table inside the caller's transaction;
+        False, without running it, while that table is set aside as damaged. A
+        statement that meets damage sets the table aside and raises `StorageDamaged`
+        naming the app: SQLite refuses the rest of a transaction that met corruption,
+        so the caller does its work again at once, without that table (one damaged app
+        never stops the others' indexing; `status` reports it, `rebuild` restores it)."""
+        if self._set_aside(connection, app_id):
+            return False
+        try:
+            statement()
+        except (sqlite3.Error, MemoryError) as error:
+            if isinstance(error, sqlite3.Error) and not isinstance(
+                translate(error), StorageDamaged
+            ):
+                raise
+            self._damage_found(app_id, error)
+            raise StorageDamaged(
+                f"the index of app {app_id} is damaged ({error}); `chat-recall rebuild` "
+                "restores it",
+                app_id=app_id,
+            ) from error
+        return True
+
+    def _set_aside(self, connection: sqlite3.Connection, app_id: AppId) -> bool:
+        """Whether the app's table was found damaged and the schema has not changed
+        since (a `rebuild`, by any process, changes it: the new table is tried)."""
+        if app_id not in self._damaged:
+            return False
+        version = _schema_version(connection)
+        if self._damaged[app_id] is None:  # found just now
+            self._damaged[app_id] = version
+        return self._damaged[app_id] == version
+
+    def _damage_found(self, app_id: AppId, error: BaseException) -> None:
+        """Set the app's table aside until the schema changes, and say so once per app
+        and process. The schema's version is read at the next look (`_set_aside`): the
+        transaction that met the damage may refuse any further statement."""
+        self._damaged[app_id] = None
+        if app_id not in self._damage_reported:
+            self._damage_reported.add(app_id)
+            import logging  # here: a process that meets no damage does not load it
+
+            logging.getLogger("chat_recall.index").warning(
+                "the index of app %d is damaged (%s): its messages are set aside until "
+                "`chat-recall rebuild`; the other apps are indexed",
+                app_id,
+                type(error).__name__,
+            )
+
+    def _writing_around_damage(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` in a write transaction, done again without the app whose table it
+        found damaged (`_on_app_table`), as often as it finds another one."""
+        failure: StorageDamaged | None = None
+        for _ in range(DAMAGE_RETRIES):
+            try:
+                with self.database.writing() as connection:
+                    return work(connection)
+            except StorageDamaged as error:
+                if error.app_id is None or error.app_id not in self._damaged:
+                    raise
+                failure = error
+            make_way()
+        assert failure is not None
+        raise failure
 
     def forget_tables(self) -> None:
         """Drop the cache of registered app tables (after the registry was repaired)."""
@@ -244,30 +354,38 @@ class SqliteFts5IndexStore:
         return Maintenance(reclaimed=reclaimed, more=more)
 
     def _reclaim_step(self) -> tuple[int, bool]:
-        with self.database.writing() as connection:
-            return self._reclaim(connection)
+        return self._writing_around_damage(self._reclaim)
 
     def _merge(self, app_id: AppId) -> int:
         """One transaction of merge statements in an app's table; returns how many of
         them merged something."""
+        return self._writing_around_damage(partial(self._merge_in, app_id))
+
+    def _merge_in(self, app_id: AppId, connection: sqlite3.Connection) -> int:
         merged = 0
-        with self.database.writing() as connection:
-            if not self._table_exists(connection, app_id):
-                return 0
-            table = quote(fts_table_name(app_id))
-            started = self.clock()
-            for _ in range(MERGE_STATEMENTS):
-                changes = connection.total_changes
-                connection.execute(
-                    f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (MERGE_STEP_PAGES,)
-                )
-                # The command's own row is one change; FTS5 writes pages and the
-                # structure record only when some level had segments to merge.
-                if connection.total_changes - changes <= 1:
-                    break
-                merged += 1
-                if self.clock() - started >= MERGE_BUDGET_SECONDS:
-                    break
+        if not self._table_exists(connection, app_id):
+            return 0
+        table = quote(fts_table_name(app_id))
+        started = self.clock()
+        for _ in range(MERGE_STATEMENTS):
+            changes = connection.total_changes
+            if not self._on_app_table(
+                connection,
+                app_id,
+                partial(
+                    connection.execute,
+                    f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)",
+                    (MERGE_STEP_PAGES,),
+                ),
+            ):
+                break
+            # The command's own row is one change; FTS5 writes pages and the
+            # structure record only when some level had segments to merge.
+            if connection.total_changes - changes <= 1:
+                break
+            merged += 1
+            if self.clock() - started >= MERGE_BUDGET_SECONDS:
+                break
         return merged
 
     def _reclaim(self, connection: sqlite3.Connection) -> tuple[int, bool]:
@@ -387,7 +505,10 @@ class SqliteFts5IndexStore:
         with self.database.reading() as connection:
             tables = connection.execute(f"SELECT app_id, fts_table FROM {APPS}").fetchall()
         for app_id, table in tables:
-            removed += self._remove_stray_rows(AppId(app_id), table)
+            try:
+                removed += self._remove_stray_rows(AppId(app_id), table)
+            except StorageDamaged as error:  # the other apps' tables are still swept
+                self._damage_found(AppId(app_id), error)
         with self.database.writing() as connection:
             connection.execute(
                 f"DELETE FROM {QUARANTINE} WHERE NOT EXISTS (SELECT 1 FROM {s.q('messages')} "
@@ -397,33 +518,35 @@ class SqliteFts5IndexStore:
 
     def _remove_in_chunks(self, orphans: Sequence[MessageId]) -> int:
         """Remove orphan documents, re-checked inside each short write transaction."""
-        s = self.database.schema
         removed = 0
         for start in range(0, len(orphans), ORPHAN_REMOVE_CHUNK):
             chunk = list(orphans[start : start + ORPHAN_REMOVE_CHUNK])
-            marks = ", ".join("?" for _ in chunk)
-            with self.database.writing() as connection:
-                still = [
-                    MessageId(row[0])
-                    for row in connection.execute(
-                        f"""
-                        SELECT d.message_id FROM {DOCS} AS d
-                        WHERE d.message_id IN ({marks}) AND NOT EXISTS (
-                            SELECT 1 FROM {s.q("messages")} AS m
-                            JOIN {s.q("chats")} AS c
-                                ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
-                            WHERE m.{s.q("message_id")} = d.message_id
-                              AND m.{s.q("message_chat_id")} = d.chat_id
-                              AND c.{s.q("chat_app_id")} = d.app_id)
-                        """,
-                        chunk,
-                    )
-                ]
-                if still:
-                    self._forget(connection, as_json(still))
-                removed += len(still)
+            removed += self._writing_around_damage(partial(self._remove_orphans_in, chunk))
             make_way()
         return removed
+
+    def _remove_orphans_in(self, chunk: Sequence[MessageId], connection: sqlite3.Connection) -> int:
+        s = self.database.schema
+        marks = ", ".join("?" for _ in chunk)
+        still = [
+            MessageId(row[0])
+            for row in connection.execute(
+                f"""
+                SELECT d.message_id FROM {DOCS} AS d
+                WHERE d.message_id IN ({marks}) AND NOT EXISTS (
+                    SELECT 1 FROM {s.q("messages")} AS m
+                    JOIN {s.q("chats")} AS c
+                        ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+                    WHERE m.{s.q("message_id")} = d.message_id
+                      AND m.{s.q("message_chat_id")} = d.chat_id
+                      AND c.{s.q("chat_app_id")} = d.app_id)
+                """,
+                chunk,
+            )
+        ]
+        if still:
+            self._forget(connection, as_json(still))
+        return len(still)
 
     def _remove_stray_rows(self, app_id: AppId, table: str) -> int:
         """Index rows of an app table with no document of that app (neither described
@@ -612,6 +735,10 @@ def _insert_texts(
                 for value in (d.message_id, d.title, d.body, chat_ref(d.chat_id))
             ],
         )
+
+
+def _schema_version(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("PRAGMA schema_version").fetchone()[0])
 
 
 def as_json(values: Sequence[object]) -> str:

@@ -24,9 +24,14 @@ class SqliteIndexWriter:
     connection: sqlite3.Connection
     index: SqliteFts5IndexStore
     stale: set[MessageId] = attrs.field(factory=set)
+    set_aside: list[QuarantinedRow] = attrs.field(factory=list)
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
-        self.index.put(self.connection, [d for d in documents if d.message_id not in self.stale])
+        self.set_aside.extend(
+            self.index.put(
+                self.connection, [d for d in documents if d.message_id not in self.stale]
+            )
+        )
 
     def remove(self, message_ids: Sequence[MessageId]) -> None:
         self.index.remove(self.connection, message_ids)

@@ -21,6 +21,8 @@ class TantivyIndexWriter:
     quarantined: list[QuarantinedRow] = attrs.field(factory=list)
     cleared: list[MessageMarker] = attrs.field(factory=list)
     stale: set[MessageId] = attrs.field(factory=set)  # known when the write returns
+    # This index has no per-app damage to route around (`IndexWriter.set_aside`).
+    set_aside: tuple[QuarantinedRow, ...] = ()
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
         self.puts.extend(documents)

@@ -1,7 +1,7 @@
 """Damaging chat-recall's derived objects the ways hosts and disks do: a migration that
 rebuilds the messages table (dropping its triggers), a deleted registry row, a bad
 schema version, corrupt FTS5 data (the structure record, the config, a lost shadow
-table) and randomised bytes in the pages of the FTS5 shadow tables."""
+table, a b-tree page) and randomised bytes in the pages of the FTS5 shadow tables."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import random
 import sqlite3
 from pathlib import Path
 
-DAMAGES = ("structure", "config", "lost_shadow", "pages")
+DAMAGES = ("structure", "config", "lost_shadow", "btree", "pages")
 
 
 def checkpoint(path: Path) -> None:
@@ -41,6 +41,9 @@ def damage(path: Path, how: str, *, seed: int = 0, app_id: int = 1) -> None:
         connection.execute(f"UPDATE {table}_config SET v = 99 WHERE k = 'version'")
     elif how == "lost_shadow":
         connection.execute(f"DROP TABLE {table}_config")
+    elif how == "btree":  # a b-tree page SQLite itself reports: 'database disk image is
+        # malformed' (SQLITE_CORRUPT, after which it refuses the rest of the transaction)
+        _overwrite_root_page(connection, path, f"{table}_data")
     elif how == "pages":
         _randomise_pages(connection, path, table, seed)
     else:
@@ -65,6 +68,16 @@ def _randomise_pages(connection: sqlite3.Connection, path: Path, table: str, see
             first = _first_used_byte(handle.read(size), page)
             handle.seek((page - 1) * size + chooser.randrange(first, size - 48))
             handle.write(chooser.randbytes(48))
+
+
+def _overwrite_root_page(connection: sqlite3.Connection, path: Path, name: str) -> None:
+    root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,))
+    page = root.fetchone()[0]
+    size = connection.execute("PRAGMA page_size").fetchone()[0]
+    connection.close()
+    with open(path, "r+b") as handle:
+        handle.seek((page - 1) * size)
+        handle.write(bytes([13]) + b"\xff" * 11)  # a leaf page whose header points nowhere
 
 
 def _first_used_byte(data: bytes, page: int) -> int:

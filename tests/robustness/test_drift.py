@@ -298,6 +298,67 @@ def test_a_damaged_index_is_found_and_rebuild_and_uninstall_succeed(
     assert host_digest(database) == before
 
 
+@pytest.mark.parametrize("how", [how for how in DAMAGES if how != "pages"])
+def test_one_damaged_app_index_never_stops_the_other_apps_indexing(
+    database: Path, capsys: Capture, how: str
+) -> None:
+    """App 1's FTS5 table damaged: every batch failed, so no app was indexed until a
+    rebuild. Now app 1's messages are set aside (quarantined, `index_damaged`), the
+    other apps' writes, edits and deletes are indexed, and a rebuild restores app 1."""
+    add_message(database, 2, "app two, deleted later: kumquat")
+    assert main(["index", "--db", str(database), "-q"]) == 0
+    assert found(database, "kumquat", app_id=2) == 1
+    damage(database, how)  # app 1 (chats 1, 3, 5); chats 2, 4, 6 are app 2's
+    add_message(database, 2, "for app two: nectarine")
+    add_message(database, 1, "for app one: nectarine")
+    connection = sqlite3.connect(database, isolation_level=None)
+    connection.execute("DELETE FROM messages WHERE content LIKE '%kumquat'")
+    connection.execute(  # an edit and a delete in the damaged app
+        "UPDATE messages SET content = 'edited: persimmon' WHERE chat_id = 1 "
+        "AND id = (SELECT min(id) FROM messages WHERE chat_id = 1)"
+    )
+    connection.execute(
+        "DELETE FROM messages WHERE id = (SELECT max(id) FROM messages WHERE chat_id = 3)"
+    )
+    connection.close()
+    before = host_digest(database)
+    assert main(["index", "--db", str(database), "-q"]) == 0
+    assert found(database, "nectarine", app_id=2) == 1
+    assert found(database, "kumquat", app_id=2) == 0
+    code, report = status(database, capsys)
+    assert code == Exit.UNHEALTHY
+    assert {c["fix"] for c in report["checks"] if not c["ok"]} == {"rebuild"}  # type: ignore[attr-defined]
+    set_aside = report["quarantined_rows"]
+    assert {(r["app_id"], r["reason"]) for r in set_aside} == {(1, "index_damaged")}  # type: ignore[attr-defined]
+    assert report["backlog"] == {"messages": 0, "chats": 0, "purges": 0}
+    assert main(["rebuild", "--db", str(database)]) == 0
+    assert host_digest(database) == before
+    assert status(database, capsys)[0] == Exit.OK
+    assert found(database, "nectarine") == 1
+    assert found(database, "persimmon") == 1
+    assert found(database, "nectarine", app_id=2) == 1
+
+
+def test_a_running_library_indexes_a_damaged_app_again_once_another_process_rebuilt_it(
+    database: Path, capsys: Capture
+) -> None:
+    damage(database, "btree")
+    with bootstrap.sqlite(database) as recall:
+        chat_id = 1  # app 1's
+        recall.host.add_message(chat_id, Role.USER, "before the rebuild: tamarind", 1_700_000_500)
+        recall.indexer.run_until_idle()
+        assert recall.index.quarantine(10).total == 1  # set aside: its table is damaged
+        recall.indexer.release_claim()
+        assert main(["rebuild", "--db", str(database), "-q"]) == 0  # another process's
+        recall.host.add_message(chat_id, Role.USER, "after the rebuild: rambutan", 1_700_000_501)
+        recall.indexer.run_until_idle()
+    code, report = status(database, capsys)
+    assert code == Exit.OK
+    assert report["quarantined"] == 0
+    assert found(database, "rambutan") == 1
+    assert found(database, "tamarind") == 1
+
+
 RANDOM_SEEDS = range(24)
 
 

@@ -60,6 +60,10 @@ class PoisonedWriter:
     def stale(self) -> AbstractSet[MessageId]:
         return self.writer.stale
 
+    @property
+    def set_aside(self) -> Sequence[QuarantinedRow]:
+        return self.writer.set_aside
+
 
 @attrs.define
 class PoisonedUnitOfWork:
@@ -127,6 +131,10 @@ class OverTimeWriter:
     @property
     def stale(self) -> AbstractSet[MessageId]:
         return self.writer.stale
+
+    @property
+    def set_aside(self) -> Sequence[QuarantinedRow]:
+        return self.writer.set_aside
 
 
 @attrs.define
