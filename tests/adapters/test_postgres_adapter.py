@@ -108,6 +108,48 @@ def test_deleting_a_large_chat_costs_the_host_one_tombstone(
     assert recall.index.stats(APP).unreclaimed == 0
 
 
+def test_bulk_host_statements_are_marked_and_deleted_as_single_rows_are(
+    recall: ChatRecall, postgres_dsn: str
+) -> None:
+    """The insert and delete triggers run once per statement, over its transition table:
+    every row of a bulk INSERT is marked with its own chat's app, and every row of a
+    bulk DELETE is hidden at once and reclaimed later."""
+    mine = recall.host.create_chat(APP, "mine", 1)
+    theirs = recall.host.create_chat(AppId(2), "theirs", 1)
+    with psycopg.connect(postgres_dsn) as connection:
+        connection.execute(
+            "INSERT INTO messages (chat_id, role, content, created_at) "
+            "SELECT CASE WHEN g %% 2 = 0 THEN %s ELSE %s END, 'user', 'dugong ' || g, g "
+            "FROM generate_series(1, 300) AS g",
+            (mine, theirs),
+        )
+        marked = dict(
+            connection.execute(
+                "SELECT app_id, count(*) FROM chat_recall_dirty_messages GROUP BY app_id"
+            ).fetchall()
+        )
+    assert marked == {1: 150, 2: 150}
+    recall.indexer.run_until_idle()
+    assert recall.index.stats(APP).documents == 150
+    assert recall.index.stats(AppId(2)).documents == 150
+    with psycopg.connect(postgres_dsn) as connection:
+        connection.execute(
+            "DELETE FROM messages WHERE chat_id = %s AND created_at %% 4 = 0", (mine,)
+        )
+        kept = {
+            row[0]
+            for row in connection.execute("SELECT id FROM messages WHERE chat_id = %s", (mine,))
+        }
+    assert len(kept) == 75
+    query = ScopedQuery(MatchQuery.of_words("dugong"), APP, window=500)
+    assert {c.message_id for c in recall.index.search(query)} == kept
+    assert recall.index.stats(APP).unreclaimed == 75
+    while recall.index.maintain().more:
+        pass
+    assert set(recall.index.document_ids(APP)) == kept
+    assert recall.index.stats(AppId(2)).documents == 150
+
+
 def test_a_lost_connection_is_retried_not_raised(recall: ChatRecall, postgres_dsn: str) -> None:
     chat_id = recall.host.create_chat(APP, "c", 1)
     recall.host.add_message(chat_id, Role.USER, "survives restarts", 2)
