@@ -34,7 +34,7 @@ import attrs
 import tantivy
 
 from chat_recall.adapters.tantivy.heap import release_free_memory
-from chat_recall.domain.errors import IndexUnavailable, StorageError
+from chat_recall.domain.errors import IndexUnavailable, StorageDamaged, StorageError
 from chat_recall.domain.model import AppId, IndexDocument, MessageId
 from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.unicode61 import (
@@ -270,11 +270,25 @@ class TantivyIndexes:
         """After a commit of `writers_to_commit()`: let this process's searchers see it,
         and close the writers that had nothing to commit (see the module docstring)."""
         with self.lock:
+            unreadable: list[tuple[AppId, BaseException]] = []
             for app_id in sorted(self.uncommitted):
-                self._indexes[app_id].reload()
+                try:
+                    self._indexes[app_id].reload()
+                except BaseException as error:  # its files on disk are damaged
+                    if not engine_failure(error):
+                        raise
+                    self._indexes.pop(app_id, None)  # opened again at the next use
+                    unreadable.append((app_id, error))
             for app_id in [a for a in self._writers if a not in self.uncommitted]:
                 del self._writers[app_id]
             self.uncommitted.clear()
+            if unreadable:
+                damaged, failure = unreadable[0]
+                raise StorageDamaged(
+                    f"the tantivy index of app {damaged} cannot be read after its commit "
+                    f"({failure}); `chat-recall rebuild` restores it",
+                    app_id=damaged,
+                ) from failure
 
     def commit(self) -> None:
         """Commit every writer with changes (durable when it returns), then let this

@@ -33,7 +33,7 @@ from chat_recall.adapters.tantivy.index_store import STAGED, TantivyIndexStore
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
-from chat_recall.domain.errors import IndexUnavailable, StorageError
+from chat_recall.domain.errors import IndexUnavailable, StorageDamaged, StorageError
 from chat_recall.domain.indexing import build_document, plan_batch
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, MessageId
@@ -478,6 +478,29 @@ def test_one_damaged_app_index_does_not_stop_the_others_indexing(tmp_path: Path)
     restarted.indexer.run_until_idle()
     assert found(restarted, "papaya", AppId(2)) == [later]
     restarted.close()
+
+
+def test_an_index_damaged_under_a_running_library_is_a_typed_error_with_its_fix(
+    tmp_path: Path,
+) -> None:
+    """A term file damaged while the library ran: the reload after the next commit
+    raised tantivy's bare ValueError from the indexer and from `close()`."""
+    from chat_recall.adapters.cli.exits import Exit
+    from chat_recall.adapters.cli.main import main
+
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    chat, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    recall.indexer.run_until_idle()
+    _damage(store(recall).indexes.root / "app-1", "term file junk")
+    recall.host.add_message(chat, Role.USER, "papaya", 1_800_000_000)
+    with pytest.raises(StorageDamaged, match="rebuild"):
+        recall.indexer.run_until_idle()
+    recall.close()  # nothing raised
+    assert main(["rebuild", "--db", str(path), "--quiet"]) == Exit.OK
+    rebuilt = bootstrap.sqlite(path, install=False)
+    assert len(found(rebuilt, "papaya")) == 1
+    rebuilt.close()
 
 
 def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> None:
