@@ -459,6 +459,7 @@ class Indexer:
                     raise
                 damaged.add(error.app_id)
                 pending.append(part)
+                self._stopping.wait(self.settings.host_yield.gap_seconds)  # as between parts
             except SYSTEMIC_ERRORS:
                 raise
             except Exception as error:

@@ -105,8 +105,10 @@ class SqliteFts5IndexStore:
     purges_per_step: int = RECLAIM_PER_STEP
     _known_tables: set[AppId] = attrs.field(factory=set, init=False)
     _damage_reported: set[AppId] = attrs.field(factory=set, init=False)
-    # App tables found damaged, by the schema version they were found in (`_set_aside`).
+    # App tables found damaged, by the schema version they were found in (`_set_aside`),
+    # and those of them blamed for damage met on a table of every app (`_on_app_table`).
     _damaged: dict[AppId, int | None] = attrs.field(factory=dict, init=False)
+    _blamed_on_shared: set[AppId] = attrs.field(factory=set, init=False)
     # Times the merge statements (`MERGE_BUDGET_SECONDS`); tests step it by hand.
     clock: Callable[[], float] = time.perf_counter
     _written: set[AppId] = attrs.field(factory=set, init=False)
@@ -134,8 +136,10 @@ class SqliteFts5IndexStore:
         for app_id, app_documents in by_app.items():
             self._written.add(app_id)
             table = quote(self._ensure_table(connection, app_id))
-            if not self._on_app_table(
-                connection, app_id, partial(self._put_in_app, connection, table, app_documents)
+            texts = partial(_insert_texts, connection, table, app_documents)
+            described = partial(_insert_rows, connection, app_documents)
+            if not self._on_app_table(connection, app_id, texts) or not self._on_app_table(
+                connection, app_id, described, shared=True
             ):
                 set_aside.extend(
                     QuarantinedRow(
@@ -146,33 +150,6 @@ class SqliteFts5IndexStore:
         if set_aside:
             self._quarantine(connection, set_aside)
         return set_aside
-
-    def _put_in_app(
-        self, connection: sqlite3.Connection, table: str, app_documents: Sequence[IndexDocument]
-    ) -> None:
-        _insert_texts(connection, table, app_documents)
-        connection.execute(
-            f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
-            "is_compaction_summary, projection_truncated) "
-            "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, "
-            "value ->> 5, value ->> 6 FROM json_each(?)",
-            (
-                as_json(
-                    [
-                        (
-                            d.message_id,
-                            d.app_id,
-                            d.chat_id,
-                            d.role.value,
-                            d.created_at,
-                            int(d.is_compaction_summary),
-                            int(d.projection_truncated),
-                        )
-                        for d in app_documents
-                    ]
-                ),
-            ),
-        )
 
     def remove(self, connection: sqlite3.Connection, message_ids: Sequence[MessageId]) -> None:
         """Remove documents; a message put or removed is out of quarantine too."""
@@ -245,23 +222,43 @@ class SqliteFts5IndexStore:
             )
 
     def _on_app_table(
-        self, connection: sqlite3.Connection, app_id: AppId, statement: Callable[[], object]
+        self,
+        connection: sqlite3.Connection,
+        app_id: AppId,
+        statement: Callable[[], object],
+        *,
+        shared: bool = False,
     ) -> bool:
         """Run a statement on one app's FTS5 table inside the caller's transaction;
         False, without running it, while that table is set aside as damaged. A
         statement that meets damage sets the table aside and raises `StorageDamaged`
         naming the app: SQLite refuses the rest of a transaction that met corruption,
         so the caller does its work again at once, without that table (one damaged app
-        never stops the others' indexing; `status` reports it, `rebuild` restores it)."""
+        never stops the others' indexing; `status` reports it, `rebuild` restores it).
+
+        `shared`: a statement on a table of every app, run right after one on the
+        app's table (a write into a damaged FTS5 table can make SQLite report the
+        damage at the next statement). Its damage is blamed on the app once; when it
+        is blamed on a second app, the shared table is the damaged one: nothing is
+        set aside, and `StorageDamaged` is raised for the whole index."""
         if self._set_aside(connection, app_id):
             return False
         try:
             statement()
-        except (sqlite3.Error, MemoryError) as error:
-            if isinstance(error, sqlite3.Error) and not isinstance(
-                translate(error), StorageDamaged
-            ):
+        except sqlite3.Error as error:  # not MemoryError: one may be passing, not damage
+            if not isinstance(translate(error), StorageDamaged):
                 raise
+            if shared and self._blamed_on_shared - {app_id}:
+                for blamed in self._blamed_on_shared:
+                    self._damaged.pop(blamed, None)
+                self._blamed_on_shared.clear()
+                raise StorageDamaged(
+                    f"chat-recall's index is damaged ({error}); `chat-recall rebuild` restores it"
+                ) from error
+            if shared:
+                self._blamed_on_shared.add(app_id)
+            else:
+                self._blamed_on_shared.discard(app_id)
             self._damage_found(app_id, error)
             raise StorageDamaged(
                 f"the index of app {app_id} is damaged ({error}); `chat-recall rebuild` "
@@ -280,7 +277,7 @@ class SqliteFts5IndexStore:
             self._damaged[app_id] = version
         return self._damaged[app_id] == version
 
-    def _damage_found(self, app_id: AppId, error: BaseException) -> None:
+    def _damage_found(self, app_id: AppId, error: sqlite3.Error | StorageDamaged) -> None:
         """Set the app's table aside until the schema changes, and say so once per app
         and process. The schema's version is read at the next look (`_set_aside`): the
         transaction that met the damage may refuse any further statement."""
@@ -327,7 +324,13 @@ class SqliteFts5IndexStore:
     def _ensure_table(self, connection: sqlite3.Connection, app_id: AppId) -> str:
         table = fts_table_name(app_id)
         if not self._table_exists(connection, app_id):
+            before = _schema_version(connection) if self._damaged else None
             connection.execute(fts_table_ddl(table, self.analysis))
+            if before is not None:  # this change of the schema is no rebuild: still aside
+                after = _schema_version(connection)
+                for damaged, version in self._damaged.items():
+                    if version == before:
+                        self._damaged[damaged] = after
             connection.execute(
                 f"INSERT INTO {quote(table)}({quote(table)}, rank) VALUES ('automerge', 0)"
             )
@@ -711,6 +714,32 @@ class SqliteFts5IndexStore:
             connection.execute(
                 f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('projection', ?)", (stamp,)
             )
+
+
+def _insert_rows(connection: sqlite3.Connection, documents: Sequence[IndexDocument]) -> None:
+    """The documents' rows in `chat_recall_docs` (what every read joins)."""
+    connection.execute(
+        f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
+        "is_compaction_summary, projection_truncated) "
+        "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, "
+        "value ->> 5, value ->> 6 FROM json_each(?)",
+        (
+            as_json(
+                [
+                    (
+                        d.message_id,
+                        d.app_id,
+                        d.chat_id,
+                        d.role.value,
+                        d.created_at,
+                        int(d.is_compaction_summary),
+                        int(d.projection_truncated),
+                    )
+                    for d in documents
+                ]
+            ),
+        ),
+    )
 
 
 def _insert_texts(

@@ -43,7 +43,7 @@ def damage(path: Path, how: str, *, seed: int = 0, app_id: int = 1) -> None:
         connection.execute(f"DROP TABLE {table}_config")
     elif how == "btree":  # a b-tree page SQLite itself reports: 'database disk image is
         # malformed' (SQLITE_CORRUPT, after which it refuses the rest of the transaction)
-        _overwrite_root_page(connection, path, f"{table}_data")
+        overwrite_root_page(connection, path, f"{table}_data")
     elif how == "pages":
         _randomise_pages(connection, path, table, seed)
     else:
@@ -70,7 +70,7 @@ def _randomise_pages(connection: sqlite3.Connection, path: Path, table: str, see
             handle.write(chooser.randbytes(48))
 
 
-def _overwrite_root_page(connection: sqlite3.Connection, path: Path, name: str) -> None:
+def overwrite_root_page(connection: sqlite3.Connection, path: Path, name: str) -> None:
     root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,))
     page = root.fetchone()[0]
     size = connection.execute("PRAGMA page_size").fetchone()[0]

@@ -20,9 +20,17 @@ from chat_recall.adapters.sqlite import admin
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
-from chat_recall.domain.errors import IndexUnavailable
+from chat_recall.domain.errors import IndexUnavailable, StorageDamaged
 from chat_recall.domain.messages import Role
-from tests.robustness.damage import DAMAGES, checkpoint, damage, host_digest
+from chat_recall.domain.model import AppId
+from chat_recall.domain.query import MatchQuery, ScopedQuery
+from tests.robustness.damage import (
+    DAMAGES,
+    checkpoint,
+    damage,
+    host_digest,
+    overwrite_root_page,
+)
 
 Capture = pytest.CaptureFixture[str]
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
@@ -357,6 +365,82 @@ def test_a_running_library_indexes_a_damaged_app_again_once_another_process_rebu
     assert report["quarantined"] == 0
     assert found(database, "rambutan") == 1
     assert found(database, "tamarind") == 1
+
+
+def test_a_new_app_table_in_the_same_batch_does_not_bring_a_damaged_app_back(
+    database: Path,
+) -> None:
+    """Creating a new app's table changes the schema version inside the batch's own
+    transaction: the damaged app was tried again, met its damage a second time, and
+    every batch failed (found by a red-team)."""
+    damage(database, "btree")  # app 1
+    with bootstrap.sqlite(database) as recall:
+        recall.indexer.run_until_idle()
+        chat_three = recall.host.create_chat(3, "app three", 1_700_000_100)
+        recall.host.add_message(1, Role.USER, "app one: nectarine", 1_700_000_102)
+        recall.host.add_message(2, Role.USER, "app two: nectarine", 1_700_000_103)
+        connection = sqlite3.connect(database, isolation_level=None)
+        connection.execute(  # app 1's indexed message 1 moves to app 3, which has no table
+            "UPDATE messages SET chat_id = ?, content = 'moved: nectarine' WHERE id = 1",
+            (chat_three,),
+        )
+        connection.close()
+        recall.indexer.run_until_idle()
+        assert recall.dirty.backlog().is_empty
+        recall.indexer.release_claim()
+    assert found(database, "nectarine", app_id=2) == 1
+    assert found(database, "nectarine", app_id=3) == 1
+
+
+def test_damage_in_a_table_of_every_app_is_never_blamed_on_the_apps(
+    database: Path, capsys: Capture
+) -> None:
+    """A damaged b-tree of `chat_recall_docs` was blamed on each app in turn: every
+    new message was quarantined and `index` said the index was up to date."""
+    checkpoint(database)
+    connection = sqlite3.connect(database, isolation_level=None)
+    overwrite_root_page(connection, database, "chat_recall_docs_chat")  # closes it
+    for chat_id in (1, 2):
+        add_message(database, chat_id, f"chat {chat_id}: nectarine")
+    assert main(["index", "--db", str(database), "-q"]) != 0
+    assert "rebuild" in capsys.readouterr().err
+    code, report = status(database, capsys)
+    assert code == Exit.UNHEALTHY
+    assert report["quarantined_rows"] == []
+    assert report["backlog"] == {"messages": 2, "chats": 0, "purges": 0}
+    assert main(["rebuild", "--db", str(database), "-q"]) == 0
+    assert found(database, "nectarine") == 1
+    assert found(database, "nectarine", app_id=2) == 1
+
+
+def test_a_passing_out_of_memory_never_sets_a_healthy_app_aside(
+    database: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One MemoryError while writing an app's texts set that app aside for the life
+    of the process, and its new messages were quarantined (found by a red-team): it
+    fails that batch only."""
+    from chat_recall.adapters.sqlite import index_store
+
+    real = index_store._insert_texts
+    failures = [MemoryError()]
+
+    def once(*args: object) -> None:
+        if failures:
+            raise failures.pop()
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index_store, "_insert_texts", once)
+    with bootstrap.sqlite(database) as recall:
+        before = recall.host.add_message(2, Role.USER, "before: nectarine", 1_700_000_300)
+        with pytest.raises(StorageDamaged):
+            recall.indexer.run_until_idle()
+        recall.indexer.run_until_idle()
+        after = recall.host.add_message(2, Role.USER, "after: nectarine", 1_700_000_301)
+        recall.indexer.run_until_idle()
+        assert recall.index.quarantine(10).total == 0
+        query = ScopedQuery(MatchQuery.of_words("nectarine"), AppId(2))
+        assert {c.message_id for c in recall.index.search(query)} == {before, after}
+        recall.indexer.release_claim()
 
 
 RANDOM_SEEDS = range(24)
