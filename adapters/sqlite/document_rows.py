@@ -75,23 +75,38 @@ def marks(chunk: Sequence[object]) -> str:
 
 
 def insert_rows(connection: sqlite3.Connection, documents: Sequence[IndexDocument]) -> None:
-    """The metadata rows of documents just written (their ids hold no row now)."""
-    connection.executemany(
+    """The rows of documents just written (their ids hold no row now), in one
+    statement over a JSON array whatever their number (see `as_json`)."""
+    connection.execute(
         f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
-        "is_compaction_summary, projection_truncated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                d.message_id,
-                d.app_id,
-                d.chat_id,
-                d.role.value,
-                d.created_at,
-                int(d.is_compaction_summary),
-                int(d.projection_truncated),
-            )
-            for d in documents
-        ],
+        "is_compaction_summary, projection_truncated) "
+        "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, "
+        "value ->> 5, value ->> 6 FROM json_each(?)",
+        (
+            as_json(
+                [
+                    (
+                        d.message_id,
+                        d.app_id,
+                        d.chat_id,
+                        d.role.value,
+                        d.created_at,
+                        int(d.is_compaction_summary),
+                        int(d.projection_truncated),
+                    )
+                    for d in documents
+                ]
+            ),
+        ),
     )
+
+
+def as_json(values: Sequence[object]) -> str:
+    """A JSON array for `json_each(?)`: the text as it is (no escapes), so text Python
+    cannot encode for SQLite fails the bind as it would alone. One statement over an
+    array instead of one per row: inside a write transaction every return to Python
+    is a wait for the GIL, which a host's busy process can make long."""
+    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
 def locate(connection: sqlite3.Connection, ids: Sequence[MessageId]) -> dict[MessageId, set[AppId]]:

@@ -27,6 +27,7 @@ import attrs
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
 from chat_recall.adapters.sqlite import document_rows
 from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way, translate
+from chat_recall.adapters.sqlite.document_rows import as_json
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.migrations import (
     APPS,
@@ -41,7 +42,7 @@ from chat_recall.adapters.sqlite.migrations import (
     fts_table_ddl,
     fts_table_name,
 )
-from chat_recall.adapters.sqlite.schema import quote
+from chat_recall.adapters.sqlite.schema import HostSchema, quote
 from chat_recall.domain.errors import StorageDamaged
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role
@@ -137,7 +138,7 @@ class SqliteFts5IndexStore:
             self._written.add(app_id)
             table = quote(self._ensure_table(connection, app_id))
             texts = partial(_insert_texts, connection, table, app_documents)
-            described = partial(_insert_rows, connection, app_documents)
+            described = partial(document_rows.insert_rows, connection, app_documents)
             if not self._on_app_table(connection, app_id, texts) or not self._on_app_table(
                 connection, app_id, described, shared=True
             ):
@@ -487,14 +488,7 @@ class SqliteFts5IndexStore:
             with self.database.reading() as connection:
                 rows = connection.execute(
                     f"""
-                    SELECT d.message_id,
-                        NOT EXISTS (
-                            SELECT 1 FROM {s.q("messages")} AS m
-                            JOIN {s.q("chats")} AS c
-                                ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
-                            WHERE m.{s.q("message_id")} = d.message_id
-                              AND m.{s.q("message_chat_id")} = d.chat_id
-                              AND c.{s.q("chat_app_id")} = d.app_id)
+                    SELECT d.message_id, {_unsourced(s)}
                     FROM (SELECT message_id, chat_id, app_id FROM {DOCS}
                           WHERE message_id > ? ORDER BY message_id LIMIT ?) AS d
                     """,
@@ -536,13 +530,7 @@ class SqliteFts5IndexStore:
             for row in connection.execute(
                 f"""
                 SELECT d.message_id FROM {DOCS} AS d
-                WHERE d.message_id IN ({marks}) AND NOT EXISTS (
-                    SELECT 1 FROM {s.q("messages")} AS m
-                    JOIN {s.q("chats")} AS c
-                        ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
-                    WHERE m.{s.q("message_id")} = d.message_id
-                      AND m.{s.q("message_chat_id")} = d.chat_id
-                      AND c.{s.q("chat_app_id")} = d.app_id)
+                WHERE d.message_id IN ({marks}) AND {_unsourced(s)}
                 """,
                 chunk,
             )
@@ -716,32 +704,6 @@ class SqliteFts5IndexStore:
             )
 
 
-def _insert_rows(connection: sqlite3.Connection, documents: Sequence[IndexDocument]) -> None:
-    """The documents' rows in `chat_recall_docs` (what every read joins)."""
-    connection.execute(
-        f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
-        "is_compaction_summary, projection_truncated) "
-        "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, "
-        "value ->> 5, value ->> 6 FROM json_each(?)",
-        (
-            as_json(
-                [
-                    (
-                        d.message_id,
-                        d.app_id,
-                        d.chat_id,
-                        d.role.value,
-                        d.created_at,
-                        int(d.is_compaction_summary),
-                        int(d.projection_truncated),
-                    )
-                    for d in documents
-                ]
-            ),
-        ),
-    )
-
-
 def _insert_texts(
     connection: sqlite3.Connection, table: str, documents: Sequence[IndexDocument]
 ) -> None:
@@ -766,14 +728,17 @@ def _insert_texts(
         )
 
 
+def _unsourced(s: HostSchema) -> str:
+    """Whether document row `d` has no host message in the chat and app it names."""
+    return f"""NOT EXISTS (
+        SELECT 1 FROM {s.q("messages")} AS m
+        JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+        WHERE m.{s.q("message_id")} = d.message_id AND m.{s.q("message_chat_id")} = d.chat_id
+          AND c.{s.q("chat_app_id")} = d.app_id)"""
+
+
 def _schema_version(connection: sqlite3.Connection) -> int:
     return int(connection.execute("PRAGMA schema_version").fetchone()[0])
-
-
-def as_json(values: Sequence[object]) -> str:
-    """A JSON array for `json_each(?)`: the text as it is (no escapes), so text Python
-    cannot encode for SQLite fails the bind as it would alone."""
-    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
 def reason_of(stored: str) -> UnreadableReason:

@@ -71,6 +71,16 @@ def test_postgres(postgres_dsn: str, capsys: pytest.CaptureFixture[str]) -> None
     _check(postgres_dsn, lambda: bootstrap.postgres(postgres_dsn, install=False), capsys, kept)
 
 
+def _indexes_a_new_message(recall: ChatRecall) -> None:
+    """A new indexer (it must claim the queue first) indexes a new message."""
+    chat_id = recall.host.create_chat(1, "d", 1_700_000_100)
+    later = recall.host.add_message(chat_id, Role.USER, "papaya", 1_700_000_101)
+    recall.indexer.run_until_idle()
+    found = json.loads(recall.search_chats(CallContext(1), {"query": "papaya"}))
+    assert found["results"][0]["matches"][0]["message_id"] == later
+    recall.close()
+
+
 @pytest.mark.parametrize("value", ["garbage", '["x", "not a time"]', "[1, 2]", ""])
 def test_a_damaged_indexer_claim_does_not_stop_indexing_sqlite(tmp_path: Path, value: str) -> None:
     """The claim row in chat_recall_meta holding something unreadable made every
@@ -85,13 +95,7 @@ def test_a_damaged_indexer_claim_does_not_stop_indexing_sqlite(tmp_path: Path, v
     )
     connection.commit()
     connection.close()
-    recall = bootstrap.sqlite(path)  # a new indexer: it must claim the queue first
-    chat_id = recall.host.create_chat(1, "d", 1_700_000_100)
-    later = recall.host.add_message(chat_id, Role.USER, "papaya", 1_700_000_101)
-    recall.indexer.run_until_idle()
-    found = json.loads(recall.search_chats(CallContext(1), {"query": "papaya"}))
-    assert found["results"][0]["matches"][0]["message_id"] == later
-    recall.close()
+    _indexes_a_new_message(bootstrap.sqlite(path))
 
 
 @pytest.mark.parametrize("value", ["garbage", '["x", "not a time"]', "[1, 2]", ""])
@@ -109,10 +113,4 @@ def test_a_damaged_indexer_claim_does_not_stop_indexing_postgres(
             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
             (value,),
         )
-    recall = bootstrap.postgres(postgres_dsn)  # a new indexer: it must claim the queue first
-    chat_id = recall.host.create_chat(1, "d", 1_700_000_100)
-    later = recall.host.add_message(chat_id, Role.USER, "papaya", 1_700_000_101)
-    recall.indexer.run_until_idle()
-    found = json.loads(recall.search_chats(CallContext(1), {"query": "papaya"}))
-    assert found["results"][0]["matches"][0]["message_id"] == later
-    recall.close()
+    _indexes_a_new_message(bootstrap.postgres(postgres_dsn))
