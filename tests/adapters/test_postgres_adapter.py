@@ -150,6 +150,78 @@ def test_bulk_host_statements_are_marked_and_deleted_as_single_rows_are(
     assert recall.index.stats(AppId(2)).documents == 150
 
 
+def test_an_id_deleted_and_written_again_in_one_statement_is_indexed_as_it_is_now(
+    recall: ChatRecall, postgres_dsn: str
+) -> None:
+    """The delete trigger runs once per statement, after its row triggers: it removed
+    the marker an insert under the same id had just left, and the tombstone never
+    cleared (the backlog never emptied). Found by a red-team."""
+    chat_id = recall.host.create_chat(APP, "c", 1)
+    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+        connection.execute(
+            "INSERT INTO messages (id, chat_id, role, content, created_at) "
+            "SELECT g, %s, 'user', 'base' || g, g FROM generate_series(1, 8) AS g",
+            (chat_id,),
+        )
+    recall.indexer.run_until_idle()
+    with psycopg.connect(postgres_dsn, autocommit=True) as connection:
+        connection.execute(  # a host trigger that leaves a placeholder under the id
+            "CREATE FUNCTION placeholder() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "IF OLD.content NOT LIKE 'placeholder%%' THEN INSERT INTO messages "
+            "(id, chat_id, role, content, created_at) VALUES (OLD.id, OLD.chat_id, "
+            "OLD.role, 'placeholder' || OLD.id, OLD.created_at); END IF; RETURN NULL; END $$"
+        )
+        connection.execute(
+            "CREATE TRIGGER placeholder AFTER DELETE ON messages FOR EACH ROW "
+            "EXECUTE FUNCTION placeholder()"
+        )
+        connection.execute("DELETE FROM messages WHERE id = 2")
+        connection.execute("DROP TRIGGER placeholder ON messages")
+        connection.execute(
+            "WITH d AS (DELETE FROM messages WHERE id = 3 RETURNING id) "
+            "INSERT INTO messages (id, chat_id, role, content, created_at) "
+            "SELECT 3, %s, 'user', 'fresh3', 9 WHERE EXISTS (SELECT 1 FROM d)",
+            (chat_id,),
+        )
+        connection.execute(
+            "WITH d AS (DELETE FROM messages WHERE id = 5 RETURNING id) "
+            "UPDATE messages SET id = 5 WHERE id = 6 AND EXISTS (SELECT 1 FROM d)"
+        )
+    assert found(recall, "base2") == found(recall, "base3") == found(recall, "base5") == []
+    recall.indexer.run_until_idle(max_batches=50)  # unbounded, it never returned
+    for _ in range(50):
+        if not recall.index.maintain().more:
+            break
+    assert recall.dirty.backlog().is_empty
+    assert found(recall, "placeholder2") == [2]
+    assert found(recall, "fresh3") == [3]
+    assert found(recall, "base6") == [5]
+    assert found(recall, "base2") == found(recall, "base3") == found(recall, "base5") == []
+
+
+def test_a_statement_that_holds_an_id_twice_under_a_deferrable_key_succeeds(
+    recall: ChatRecall, postgres_dsn: str
+) -> None:
+    chat_id = recall.host.create_chat(APP, "c", 1)
+    with psycopg.connect(postgres_dsn) as connection:
+        connection.execute("ALTER TABLE messages DROP CONSTRAINT messages_pkey CASCADE")
+        connection.execute(
+            "ALTER TABLE messages ADD PRIMARY KEY (id) DEFERRABLE INITIALLY DEFERRED"
+        )
+        connection.commit()
+        # failed: "ON CONFLICT DO UPDATE command cannot affect row a second time"
+        connection.execute(
+            "INSERT INTO messages (id, chat_id, role, content, created_at) "
+            "VALUES (30, %s, 'user', 'first', 1), (30, %s, 'user', 'second', 2)",
+            (chat_id, chat_id),
+        )
+        connection.execute("DELETE FROM messages WHERE id = 30 AND content = 'second'")
+        connection.commit()
+    recall.indexer.run_until_idle()
+    assert found(recall, "first") == [30]
+    assert found(recall, "second") == []
+
+
 def test_a_lost_connection_is_retried_not_raised(recall: ChatRecall, postgres_dsn: str) -> None:
     chat_id = recall.host.create_chat(APP, "c", 1)
     recall.host.add_message(chat_id, Role.USER, "survives restarts", 2)
