@@ -123,10 +123,6 @@ MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any], HostSchema], None]] = {
 }
 
 
-# The transition tables of the statement-level triggers.
-NEW_ROWS, OLD_ROWS = "chat_recall_new_rows", "chat_recall_old_rows"
-
-
 def _functions(schema: HostSchema, namespace: str) -> dict[str, str]:
     """Trigger function name -> its plpgsql body. Every table it names is qualified by
     `namespace` (the schema chat-recall is installed in): a trigger runs with the search
@@ -135,7 +131,7 @@ def _functions(schema: HostSchema, namespace: str) -> dict[str, str]:
     every write fail with "relation chat_recall_dirty_messages does not exist")."""
     s = schema
     ns = quote(namespace)
-    chats, messages = f"{ns}.{s.q('chats')}", f"{ns}.{s.q('messages')}"
+    chats = f"{ns}.{s.q('chats')}"
     dirty_messages, dirty_chats = f"{ns}.{DIRTY_MESSAGES}", f"{ns}.{DIRTY_CHATS}"
     purge, docs, deleted_chats = f"{ns}.{PURGE}", f"{ns}.{DOCS}", f"{ns}.{DELETED_CHATS}"
     mid, mchat = s.q("message_id"), s.q("message_chat_id")
@@ -152,29 +148,6 @@ def _functions(schema: HostSchema, namespace: str) -> dict[str, str]:
         INSERT INTO {purge} (message_id, app_id)
             SELECT d.message_id, d.app_id FROM {docs} AS d WHERE d.message_id = OLD.{mid}
             ON CONFLICT (message_id) DO NOTHING;"""
-    # Set-based, for the statement-level triggers of inserts and deletes: one statement
-    # over the transition table whatever the number of rows (per row, a bulk INSERT or
-    # DELETE of 20,000 messages took 2.8x and 15.5x as long as without chat-recall).
-    # An id appears once (a deferrable primary key lets one statement hold it twice).
-    mark_inserted = f"""
-        INSERT INTO {dirty_messages} (message_id, app_id, chat_id)
-        SELECT DISTINCT ON (n.{mid}) n.{mid}, c.{capp}, n.{mchat}
-        FROM {NEW_ROWS} AS n LEFT JOIN {chats} AS c ON c.{cid} = n.{mchat}
-        ON CONFLICT (message_id) DO UPDATE
-            SET seq = EXCLUDED.seq, app_id = EXCLUDED.app_id, chat_id = EXCLUDED.chat_id;"""
-    # Runs after the statement's row triggers and sees its end state: an id that holds a
-    # live row again (the statement, or a host trigger, wrote one under it) keeps the
-    # marker its insert left, and the tombstone hides the old document until the
-    # indexer replaces it.
-    forget_deleted = f"""
-        WITH unmarked AS (
-            DELETE FROM {dirty_messages} AS k
-            WHERE k.message_id IN (SELECT {mid} FROM {OLD_ROWS})
-              AND NOT EXISTS (SELECT 1 FROM {messages} AS m WHERE m.{mid} = k.message_id))
-        INSERT INTO {purge} (message_id, app_id)
-            SELECT d.message_id, d.app_id FROM {docs} AS d
-            WHERE d.message_id IN (SELECT {mid} FROM {OLD_ROWS})
-            ON CONFLICT (message_id) DO NOTHING;"""
     mark_chat = f"""
         INSERT INTO {dirty_chats} (chat_id, app_id) VALUES (NEW.{cid}, NEW.{capp})
         ON CONFLICT (chat_id) DO UPDATE SET seq = EXCLUDED.seq, app_id = EXCLUDED.app_id;"""
@@ -183,11 +156,11 @@ def _functions(schema: HostSchema, namespace: str) -> dict[str, str]:
         INSERT INTO {deleted_chats} (chat_id, app_id) VALUES (OLD.{cid}, OLD.{capp})
         ON CONFLICT (chat_id) DO NOTHING;"""
     return {
-        "chat_recall_message_inserted": mark_inserted,
+        "chat_recall_message_inserted": mark_message,
         "chat_recall_message_updated": f"""
         IF OLD.{mid} IS DISTINCT FROM NEW.{mid} THEN {forget_message} END IF;
         {mark_message}""",
-        "chat_recall_message_deleted": forget_deleted,
+        "chat_recall_message_deleted": forget_message,
         # A new chat has no messages yet (theirs mark themselves): only a chat row that
         # adopts existing messages needs them indexed (no duplicate work at import).
         "chat_recall_chat_inserted": f"""
@@ -219,24 +192,15 @@ def _triggers(schema: HostSchema) -> list[tuple[str, str]]:
     def changed(columns: list[str]) -> str:
         return " OR ".join(f"OLD.{c} IS DISTINCT FROM NEW.{c}" for c in columns)
 
-    def trigger(
-        name: str, when: str, table: str, condition: str | None, *, rows: str | None = None
-    ) -> tuple[str, str]:
-        """Per row; per statement over the transition table `rows` (`NEW TABLE AS ...`)."""
+    def trigger(name: str, when: str, table: str, condition: str | None) -> tuple[str, str]:
         guard = f" WHEN ({condition})" if condition else ""
-        each = f"REFERENCING {rows} FOR EACH STATEMENT" if rows else "FOR EACH ROW"
         return name, (
-            f"CREATE TRIGGER {name} AFTER {when} ON {table} {each}{guard} EXECUTE FUNCTION {name}()"
+            f"CREATE TRIGGER {name} AFTER {when} ON {table} FOR EACH ROW{guard} "
+            f"EXECUTE FUNCTION {name}()"
         )
 
     return [
-        trigger(
-            "chat_recall_message_inserted",
-            "INSERT",
-            messages,
-            None,
-            rows=f"NEW TABLE AS {NEW_ROWS}",
-        ),
+        trigger("chat_recall_message_inserted", "INSERT", messages, None),
         trigger(
             "chat_recall_message_updated",
             f"UPDATE OF {', '.join(watched)}",
@@ -245,13 +209,7 @@ def _triggers(schema: HostSchema) -> list[tuple[str, str]]:
         ),
         # A cascade from a deleted chat runs inside the chat's RI trigger (depth 1):
         # the chat's tombstone covers its messages, at no cost per message.
-        trigger(
-            "chat_recall_message_deleted",
-            "DELETE",
-            messages,
-            "pg_trigger_depth() < 1",
-            rows=f"OLD TABLE AS {OLD_ROWS}",
-        ),
+        trigger("chat_recall_message_deleted", "DELETE", messages, "pg_trigger_depth() < 1"),
         trigger("chat_recall_chat_inserted", "INSERT", chats, None),
         trigger(
             "chat_recall_chat_updated",
