@@ -141,7 +141,8 @@ def _caller() -> str:
     the write. Walks the frames without reading source lines (`traceback` reads them
     for every frame: ~2% of a backfill's time, as every indexer batch holds the lock
     longer than KEPT_OVER_MS)."""
-    skipped = {"__enter__", "__exit__", "transaction", "write"}
+    # Generic openers: the function that called them says what the write was for.
+    skipped = {"__enter__", "__exit__", "transaction", "write", "_writing_around_damage"}
     plumbing = ("database.py", "write_lock.py")
     try:  # past this function, `record` and the function that called it
         frame: FrameType | None = sys._getframe(3)

@@ -11,6 +11,7 @@ from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite import migrations, setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
+from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
 from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch
 from chat_recall.domain.messages import Role
@@ -328,4 +329,18 @@ def test_lock_stats_name_the_function_that_opened_the_write(tmp_path: Path) -> N
     SqliteDirtyQueue(database).requeue_quarantined()
     assert database.lock_stats.transactions == 1
     assert database.lock_stats.longest_in == "requeue_quarantined"
+    database.close()
+
+
+def test_lock_stats_name_the_maintenance_step_not_its_damage_retry(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    with bootstrap.sqlite(path, create_host_schema=True) as recall:
+        chat_id = recall.host.create_chat(1, "c", 1)
+        gone = recall.host.add_message(chat_id, Role.USER, "words", 2)
+        recall.indexer.run_until_idle()
+        recall.host.delete_message(gone)
+    database = SqliteDatabase(path)
+    SqliteFts5IndexStore(database).maintain()  # the reclaim of the deleted one, a merge
+    assert database.lock_stats.transactions == 2
+    assert database.lock_stats.longest_in in {"_reclaim_step", "_merge"}
     database.close()
