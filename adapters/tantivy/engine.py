@@ -25,8 +25,11 @@ host's database, their schema, and the one writer per index a process may hold.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import threading
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -84,6 +87,10 @@ _ASCII_TOKENS = {
     for point in range(128)
 }
 STEM_CACHE_LIMIT = 200_000
+# An app set aside after its index failed (see `TantivyIndexes.set_aside`) is tried again
+# when its directory changed (a rebuild made it anew) or after this long: a failure that
+# went away (a full disk freed) costs one more failed attempt per interval at most.
+SET_ASIDE_RETRY_SECONDS = 300.0
 
 
 def engine_term(term: str) -> str:
@@ -177,6 +184,12 @@ class TantivyIndexes:
     applied_purges: set[MessageId] = attrs.field(factory=set)
     # Whether this process has recovered the staged rows a crashed one left.
     recovered: bool = False
+    # Apps whose index failed to take changes, to commit or to reload while other apps'
+    # indexes did (a damaged or vanished directory): app -> (its directory's identity,
+    # monotonic time) when set aside. Their changes are not given to a writer and their
+    # new documents are quarantined as `index_damaged` (`TantivyIndexStore.write`), so
+    # one app's damage never stops the others' publishing; `rebuild` restores it.
+    set_aside: dict[AppId, tuple[tuple[int, int] | None, float]] = attrs.field(factory=dict)
     # A commit running in the background (`TantivyIndexStore`): while it runs, no
     # other code uses a writer.
     committing: BackgroundCommit | None = None
@@ -250,6 +263,51 @@ class TantivyIndexes:
             self._writers[app_id] = writer
             return writer
 
+    def directory_identity(self, app_id: AppId) -> tuple[int, int] | None:
+        """(inode, modification time) of the app's directory; None when there is none."""
+        try:
+            found = app_directory(self.root, app_id).stat()
+        except OSError:
+            return None
+        return found.st_ino, found.st_mtime_ns
+
+    def set_app_aside(self, app_id: AppId, error: BaseException) -> None:
+        """Stop using the app's index (see `set_aside`): its writer's uncommitted changes
+        are dropped and its handles closed (opened again when it is tried again)."""
+        with self.lock:
+            writer = self._writers.pop(app_id, None)
+            if writer is not None:
+                try:
+                    writer.rollback()
+                except BaseException as failure:  # a damaged writer may panic
+                    if not engine_failure(failure):
+                        raise
+            self._indexes.pop(app_id, None)
+            self.uncommitted.discard(app_id)
+            self.set_aside[app_id] = (self.directory_identity(app_id), time.monotonic())
+        logging.getLogger("chat_recall.tantivy").warning(
+            "tantivy: the index of app %s failed (%s); its new messages are quarantined "
+            "as index_damaged, the other apps go on (fix: chat-recall rebuild)",
+            app_id,
+            error,
+        )
+
+    def is_set_aside(self, app_id: AppId) -> bool:
+        """Whether the app's index is set aside now; an app whose directory changed
+        since, or that was set aside SET_ASIDE_RETRY_SECONDS ago, is tried again."""
+        with self.lock:
+            entry = self.set_aside.get(app_id)
+            if entry is None:
+                return False
+            identity, since = entry
+            if (
+                identity == self.directory_identity(app_id)
+                and time.monotonic() - since < SET_ASIDE_RETRY_SECONDS
+            ):
+                return True
+            del self.set_aside[app_id]
+            return False
+
     def apps_on_disk(self) -> list[AppId]:
         if not self.root.exists():
             return []
@@ -266,11 +324,16 @@ class TantivyIndexes:
         with self.lock:
             return [(app_id, self._writers[app_id]) for app_id in sorted(self.uncommitted)]
 
-    def committed(self) -> None:
+    def committed(self, failed: Sequence[tuple[AppId, StorageError]] = ()) -> None:
         """After a commit of `writers_to_commit()`: let this process's searchers see it,
-        and close the writers that had nothing to commit (see the module docstring)."""
+        and close the writers that had nothing to commit (see the module docstring).
+        `failed`: the apps whose commit failed while the others' are durable; they are
+        set aside. So is an app whose index cannot be read after its commit, unless no
+        app's can: then the failure is not about one app, and it is raised."""
         with self.lock:
-            unreadable: list[tuple[AppId, BaseException]] = []
+            for app_id, error in failed:
+                self.set_app_aside(app_id, error)
+            unreadable: dict[AppId, StorageDamaged] = {}
             for app_id in sorted(self.uncommitted):
                 try:
                     self._indexes[app_id].reload()
@@ -278,25 +341,29 @@ class TantivyIndexes:
                     if not engine_failure(error):
                         raise
                     self._indexes.pop(app_id, None)  # opened again at the next use
-                    unreadable.append((app_id, error))
+                    damaged = StorageDamaged(
+                        f"the tantivy index of app {app_id} cannot be read after its commit "
+                        f"({error}); `chat-recall rebuild` restores it",
+                        app_id=app_id,
+                    )
+                    damaged.__cause__ = error
+                    unreadable[app_id] = damaged
+            readable = bool(self.uncommitted - unreadable.keys())
+            if readable:
+                for app_id, damaged in sorted(unreadable.items()):
+                    self.set_app_aside(app_id, damaged)
             for app_id in [a for a in self._writers if a not in self.uncommitted]:
                 del self._writers[app_id]
             self.uncommitted.clear()
-            if unreadable:
-                damaged, failure = unreadable[0]
-                raise StorageDamaged(
-                    f"the tantivy index of app {damaged} cannot be read after its commit "
-                    f"({failure}); `chat-recall rebuild` restores it",
-                    app_id=damaged,
-                ) from failure
+            if unreadable and not readable:
+                raise unreadable[min(unreadable)]
 
     def commit(self) -> None:
         """Commit every writer with changes (durable when it returns), then let this
         process's searchers see them."""
         with self.lock:
             writers = self.writers_to_commit()
-            commit_writers(writers)
-            self.committed()
+            self.committed(commit_writers(writers))
         if writers:  # at most once a publish (PUBLISH_SECONDS): ~1-10 ms
             release_free_memory()
 
@@ -329,17 +396,27 @@ def engine_failure(error: BaseException) -> bool:
     return type(error).__name__ == "PanicException"
 
 
-def commit_writers(writers: list[tuple[AppId, tantivy.IndexWriter]]) -> None:
-    """Commit each writer: durable when this returns. Takes no lock: while it runs, no
-    other code may use these writers (tantivy-py refuses a second call on a writer in
-    use)."""
+def commit_writers(
+    writers: list[tuple[AppId, tantivy.IndexWriter]],
+) -> list[tuple[AppId, StorageError]]:
+    """Commit each writer: durable when this returns. When some fail and others do not,
+    returns the ones that failed (`committed` sets their apps aside); when every one
+    fails, the failure is not about one app: the first is raised, and the caller
+    abandons what was staged. Takes no lock: while it runs, no other code may use these
+    writers (tantivy-py refuses a second call on a writer in use)."""
+    failed: list[tuple[AppId, StorageError]] = []
     for app_id, writer in writers:
         try:
             writer.commit()
         except BaseException as error:
             if not engine_failure(error):
                 raise
-            raise StorageError(f"tantivy commit of app {app_id} failed: {error}") from error
+            failure = StorageError(f"tantivy commit of app {app_id} failed: {error}")
+            failure.__cause__ = error
+            failed.append((app_id, failure))
+    if failed and len(failed) == len(writers):
+        raise failed[0][1]
+    return failed
 
 
 @attrs.define
@@ -354,6 +431,8 @@ class BackgroundCommit:
     purged: list[MessageId]
     _thread: threading.Thread
     _failure: list[StorageError]
+    # The apps whose commit failed while others' succeeded (`commit_writers`).
+    _failed: list[tuple[AppId, StorageError]]
 
     @classmethod
     def start(
@@ -363,10 +442,11 @@ class BackgroundCommit:
         purged: list[MessageId],
     ) -> BackgroundCommit:
         failure: list[StorageError] = []
+        failed: list[tuple[AppId, StorageError]] = []
 
         def run() -> None:
             try:
-                commit_writers(writers)
+                failed.extend(commit_writers(writers))
             except StorageError as error:
                 failure.append(error)
                 return
@@ -378,13 +458,15 @@ class BackgroundCommit:
         # Not a daemon: a process that exits meanwhile lets the commit finish first.
         thread = threading.Thread(target=run, name="chat-recall-tantivy-commit")
         thread.start()
-        return cls(mark, purged, thread, failure)
+        return cls(mark, purged, thread, failure, failed)
 
     def running(self) -> bool:
         return self._thread.is_alive()
 
-    def wait(self) -> None:
-        """Until the commit has returned; raises its StorageError if it failed."""
+    def wait(self) -> list[tuple[AppId, StorageError]]:
+        """Until the commit has returned; raises its StorageError if it failed, and
+        returns the apps whose commit failed (for `TantivyIndexes.committed`)."""
         self._thread.join()
         if self._failure:
             raise self._failure[0]
+        return list(self._failed)

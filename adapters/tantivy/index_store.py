@@ -50,10 +50,12 @@ from chat_recall.adapters.tantivy.engine import (
     SCHEMA,
     BackgroundCommit,
     TantivyIndexes,
+    engine_failure,
     to_tantivy,
 )
 from chat_recall.adapters.tantivy.query import compile_match
-from chat_recall.domain.errors import IndexUnavailable, StorageError
+from chat_recall.domain.errors import ChatRecallError, IndexUnavailable, StorageError
+from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.model import (
     AppId,
     Candidate,
@@ -127,15 +129,18 @@ class TantivyIndexStore:
         puts: Sequence[IndexDocument],
         quarantined: Sequence[QuarantinedRow],
         cleared: Sequence[MessageMarker],
-    ) -> set[MessageId]:
+    ) -> tuple[set[MessageId], list[QuarantinedRow]]:
         """One unit of work: one short SQLite transaction with the metadata rows, the
         staged rows and the cleared markers; then its tantivy changes are queued for the
         next maintenance step (`apply_pending`), which does the engine's work outside
         the batch and outside any transaction the host could wait on. As with FTS5, a
         document is put only if its message still exists in that chat and app and its
         marker was not set again meanwhile (checked inside the transaction). Returns
-        the ids of the markers found stale (nothing was written for them)."""
+        the ids of the markers found stale (nothing was written for them), and the
+        documents of apps set aside (`TantivyIndexes.set_aside`), quarantined instead
+        as `index_damaged`."""
         with self.indexes.lock:
+            aside = {a for a in list(self.indexes.set_aside) if self.indexes.is_set_aside(a)}
             with self.database.writing() as connection:
                 # A few statements whatever the batch size (one per marker, as before,
                 # is a return to Python and a wait for the GIL each, lock held).
@@ -146,14 +151,23 @@ class TantivyIndexStore:
                     self.database.schema,
                     [d for d in puts if d.message_id not in stale],
                 )
-                quarantined = [r for r in quarantined if r.message_id not in stale]
+                damaged = [
+                    QuarantinedRow(
+                        d.message_id, d.app_id, d.chat_id, UnreadableReason.INDEX_DAMAGED
+                    )
+                    for d in puts
+                    if d.app_id in aside
+                ]
+                if damaged:
+                    puts = [d for d in puts if d.app_id not in aside]
+                quarantined = [r for r in quarantined if r.message_id not in stale] + damaged
                 gone = [*removes, *(row.message_id for row in quarantined)]
                 touched = [*gone, *(document.message_id for document in puts)]
                 located = rows.locate(connection, touched)
                 staged: dict[MessageId, tuple[AppId | None, int | None]] = {}
                 changes: list[Change] = []
                 for message_id in touched:
-                    for app_id in sorted(located.get(message_id, ())):
+                    for app_id in sorted(located.get(message_id, set()) - aside):
                         changes.append((app_id, message_id))
                         staged[message_id] = (app_id, None)
                 for document in puts:
@@ -171,25 +185,65 @@ class TantivyIndexStore:
             self.indexes.pending.extend(changes)
             if self.indexes.staged_since is None and staged:
                 self.indexes.staged_since = time.monotonic()
-        return stale
+        return stale, damaged
 
     def _apply_pending(self) -> None:
-        """The queued tantivy changes, in order, into the writers (uncommitted). On a
-        failure every uncommitted change is dropped and every staged message marked
-        dirty again."""
+        """The queued tantivy changes, in order, into the writers (uncommitted); those
+        of an app set aside are left out. An app whose index fails to take its changes
+        while another app's takes theirs is set aside (its staged messages are marked
+        dirty again when the others are published, then quarantined as
+        `index_damaged`). When no app's index takes them, the failure is not about one
+        app: every uncommitted change is dropped, every staged message marked dirty
+        again, and the failure raised."""
         self._settle(wait=True)
         changes, self.indexes.pending = self.indexes.pending, []
+        failed: dict[AppId, BaseException] = {}
+        took: set[AppId] = set()
         try:
             for change in changes:
                 if isinstance(change, IndexDocument):
-                    writer = self.indexes.writer(change.app_id)
-                    writer.add_document(to_tantivy(change, self.analysis))
-                    self.indexes.uncommitted.add(change.app_id)
+                    app_id, document = change.app_id, to_tantivy(change, self.analysis)
                 else:
-                    self._delete(*change)
-        except (StorageError, ValueError, OSError, RuntimeError) as error:
+                    app_id, document = change[0], None
+                if app_id in failed or self.indexes.is_set_aside(app_id):
+                    continue
+                deleted = None if isinstance(change, IndexDocument) else change[1]
+                if self._into_writer(app_id, failed, document=document, deleted=deleted):
+                    took.add(app_id)
+        except (ValueError, OSError, RuntimeError) as error:  # a document tantivy refuses
             self._abandon_uncommitted()
             raise StorageError(f"tantivy indexing failed: {error}") from error
+        if failed and not took - failed.keys():
+            self._abandon_uncommitted()
+            app_id = min(failed)
+            raise StorageError(
+                f"tantivy indexing of app {app_id} failed: {failed[app_id]}"
+            ) from failed[app_id]
+        for app_id in sorted(failed):
+            self.indexes.set_app_aside(app_id, failed[app_id])
+
+    def _into_writer(
+        self,
+        app_id: AppId,
+        failed: dict[AppId, BaseException],
+        *,
+        document: tantivy.Document | None = None,
+        deleted: MessageId | None = None,
+    ) -> bool:
+        """A document added to, or a message deleted from, its app's writer; False
+        (and the app in `failed`) when the app's index failed to take it."""
+        try:
+            if document is not None:
+                self.indexes.writer(app_id).add_document(document)
+                self.indexes.uncommitted.add(app_id)
+            elif deleted is not None:
+                self._delete(app_id, deleted)
+        except BaseException as error:
+            if not (isinstance(error, ChatRecallError) or engine_failure(error)):
+                raise
+            failed[app_id] = error
+            return False
+        return True
 
     def _delete(self, app_id: AppId, message_id: MessageId) -> None:
         self._settle(wait=True)
@@ -244,11 +298,16 @@ class TantivyIndexStore:
                 ).fetchall()
             fresh = [(MessageId(m), AppId(a)) for m, a in waiting if m not in applied]
             self._apply_pending()
+            failed: dict[AppId, BaseException] = {}
             for message_id, app_id in fresh[: self.purges_per_step]:
-                self._delete(app_id, message_id)
+                # An app set aside keeps its documents until `rebuild` replaces its index.
+                if app_id not in failed and not self.indexes.is_set_aside(app_id):
+                    self._into_writer(app_id, failed, deleted=message_id)
                 applied.add(message_id)
                 if self.indexes.staged_since is None:
                     self.indexes.staged_since = time.monotonic()
+            for app_id in sorted(failed):
+                self.indexes.set_app_aside(app_id, failed[app_id])
             since = self.indexes.staged_since
             if queue_empty and since is not None:
                 reclaimed += self._publish()
@@ -299,11 +358,11 @@ class TantivyIndexStore:
                 return 0
             self.indexes.committing = None
             try:
-                commit.wait()
+                failed = commit.wait()
             except StorageError:
                 self._abandon_uncommitted()
                 raise
-            self.indexes.committed()
+            self.indexes.committed(failed)
             return self._forget_published(commit.mark, commit.purged)
 
     def _staged_mark(self) -> int | None:
@@ -315,7 +374,12 @@ class TantivyIndexStore:
     def _forget_published(self, mark: int | None, purged: Sequence[MessageId]) -> int:
         """After a commit returned: the staged rows it covered and the purge rows it
         applied go, at most `FORGET_PER_TRANSACTION` rows a transaction, with a gap
-        between them for a host writer. Returns how many documents it reclaimed."""
+        between them for a host writer. The staged rows of apps set aside are marked
+        dirty again first (their changes were dropped; indexed anew, their messages
+        are quarantined as `index_damaged`). Returns how many documents it reclaimed."""
+        aside = sorted(self.indexes.set_aside)
+        if aside and mark is not None:
+            self._requeue_staged(aside, upto=mark)
         while mark is not None:
             with self.database.writing() as connection:
                 deleted = connection.execute(
@@ -358,16 +422,19 @@ class TantivyIndexStore:
                 self.indexes.staged_since = time.monotonic()
         return self._requeue_staged()
 
-    def _requeue_staged(self) -> int:
-        """Mark every staged message dirty again (their staged rows stay until they are
-        published anew), at most FORGET_PER_TRANSACTION a transaction, 2 ms apart: a
-        message marked twice is indexed once. Returns how many."""
-        marked, after = 0, -1
+    def _requeue_staged(self, apps: Sequence[AppId] = (), *, upto: int | None = None) -> int:
+        """Mark staged messages dirty again (every one, or those of `apps` staged up to
+        `upto`; their staged rows stay until they are published anew), at most
+        FORGET_PER_TRANSACTION a transaction, 2 ms apart: a message marked twice is
+        indexed once. Returns how many."""
+        among = f" AND app_id IN ({rows.marks(apps)})" if apps else ""
+        marked, after, last_seq = 0, -1, upto if upto is not None else 2**63 - 1
         while True:
             with self.database.writing() as connection:
                 chunk = connection.execute(
-                    f"SELECT seq FROM {STAGED} WHERE seq > ? ORDER BY seq LIMIT ?",
-                    (after, FORGET_PER_TRANSACTION),
+                    f"SELECT seq FROM {STAGED} WHERE seq > ? AND seq <= ?{among} "
+                    "ORDER BY seq LIMIT ?",
+                    (after, last_seq, *apps, FORGET_PER_TRANSACTION),
                 ).fetchall()
                 if not chunk:
                     return marked
@@ -375,8 +442,8 @@ class TantivyIndexStore:
                 cursor = connection.execute(
                     f"INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq) "
                     f"SELECT message_id, app_id, chat_id, random() FROM {STAGED} "
-                    "WHERE seq > ? AND seq <= ?",
-                    (after, last),
+                    f"WHERE seq > ? AND seq <= ?{among}",
+                    (after, last, *apps),
                 )
                 marked += max(cursor.rowcount, 0)
             if len(chunk) < FORGET_PER_TRANSACTION:

@@ -21,8 +21,8 @@ class TantivyIndexWriter:
     quarantined: list[QuarantinedRow] = attrs.field(factory=list)
     cleared: list[MessageMarker] = attrs.field(factory=list)
     stale: set[MessageId] = attrs.field(factory=set)  # known when the write returns
-    # This index has no per-app damage to route around (`IndexWriter.set_aside`).
-    set_aside: tuple[QuarantinedRow, ...] = ()
+    # Documents of apps whose index is set aside, quarantined instead (known then too).
+    set_aside: list[QuarantinedRow] = attrs.field(factory=list)
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
         self.puts.extend(documents)
@@ -49,6 +49,6 @@ class TantivyIndexUnitOfWork:
     ) -> Iterator[TantivyIndexWriter]:
         writer = TantivyIndexWriter()
         yield writer
-        writer.stale = self.index.write(
+        writer.stale, writer.set_aside = self.index.write(
             writer.removes, writer.puts, writer.quarantined, writer.cleared
         )

@@ -155,10 +155,10 @@ def test_a_publish_commits_in_the_background_while_batches_go_on(
     began, release = threading.Event(), threading.Event()
     commit = engine.commit_writers
 
-    def held(writers: list[tuple[AppId, object]]) -> None:
+    def held(writers: list[tuple[AppId, object]]) -> list[tuple[AppId, StorageError]]:
         began.set()
         release.wait(30)
-        commit(writers)  # type: ignore[arg-type]
+        return commit(writers)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine, "commit_writers", held)
     recall.index.maintain()  # due, and markers are left: committed in the background
@@ -193,13 +193,13 @@ def test_changes_waiting_for_a_background_commit_are_bounded(
     release = threading.Event()
     commit, wait = engine.commit_writers, engine.BackgroundCommit.wait
 
-    def held(writers: list[tuple[AppId, object]]) -> None:
+    def held(writers: list[tuple[AppId, object]]) -> list[tuple[AppId, StorageError]]:
         release.wait(30)
-        commit(writers)  # type: ignore[arg-type]
+        return commit(writers)  # type: ignore[arg-type]
 
-    def waited(self: engine.BackgroundCommit) -> None:
+    def waited(self: engine.BackgroundCommit) -> list[tuple[AppId, StorageError]]:
         release.set()  # the commit returns only once a step waits for it
-        wait(self)
+        return wait(self)
 
     monkeypatch.setattr(engine, "commit_writers", held)
     monkeypatch.setattr(engine.BackgroundCommit, "wait", waited)
@@ -501,6 +501,117 @@ def test_an_index_damaged_under_a_running_library_is_a_typed_error_with_its_fix(
     rebuilt = bootstrap.sqlite(path, install=False)
     assert len(found(rebuilt, "papaya")) == 1
     rebuilt.close()
+
+
+def _block(directory: Path) -> None:
+    """A file where an app's index directory was: every write to that index fails,
+    and so does opening it again."""
+    shutil.rmtree(directory)
+    directory.write_text("not a directory")
+
+
+def _quarantined(recall: ChatRecall) -> dict[MessageId, str]:
+    return {row.message_id: row.reason.value for row in recall.index.quarantine(10).rows}
+
+
+def test_an_app_whose_index_fails_under_a_running_library_is_set_aside(tmp_path: Path) -> None:
+    """One app's index could not be written while the library ran. Before, its failed
+    commit marked every staged message of every app dirty again, and the next attempt
+    failed opening that index with an error that skipped this, so the other app's new
+    message was dropped by the next publish: never searchable, while the backlog said
+    done. Now that app is set aside, its new message quarantined (`index_damaged`),
+    and the other app's is published; `rebuild` restores the app."""
+    from chat_recall.adapters.cli.exits import Exit
+    from chat_recall.adapters.cli.main import main
+
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    first, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
+    recall.indexer.run_until_idle()
+    _block(store(recall).indexes.root / "app-1")
+    aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
+    kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
+    recall.indexer.run_until_idle()
+    assert found(recall, "papaya", AppId(2)) == [kept]
+    assert _quarantined(recall) == {aside: "index_damaged"}
+    assert recall.dirty.backlog().is_empty
+    assert staged_rows(path) == 0
+    later = recall.host.add_message(second, Role.USER, "papaya three", 1_800_000_001)
+    recall.indexer.run_until_idle()  # the app stays aside: no failed attempt, no error
+    assert sorted(found(recall, "papaya", AppId(2))) == sorted([kept, later])
+    assert recall.health.snapshot().total_failures == 0
+    recall.close()
+    (store(recall).indexes.root / "app-1").unlink()
+    assert main(["rebuild", "--db", str(path), "--quiet"]) == Exit.OK
+    rebuilt = bootstrap.sqlite(path, install=False)
+    assert found(rebuilt, "papaya") == [aside]
+    assert _quarantined(rebuilt) == {}
+    rebuilt.close()
+
+
+def test_a_background_commit_failing_for_one_app_publishes_the_others(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    store(recall).publish_seconds = 0.0
+    first, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
+    recall.indexer.run_until_idle()
+    _block(store(recall).indexes.root / "app-1")
+    aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
+    kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
+    stage_one_batch(recall)
+    recall.host.add_message(second, Role.USER, "quince", 1_800_000_001)
+    recall.index.maintain()  # a marker is left: the commit runs in the background
+    assert store(recall).indexes.committing is not None
+    recall.indexer.run_until_idle()
+    assert found(recall, "papaya", AppId(2)) == [kept]
+    assert _quarantined(recall) == {aside: "index_damaged"}
+    assert staged_rows(path) == 0
+    recall.close()
+
+
+def test_a_failure_of_the_only_app_written_is_raised_and_loses_no_message(
+    tmp_path: Path,
+) -> None:
+    """When no app's index takes the changes, the failure is not about one app: it is
+    raised and every staged message is marked dirty again. Opening the index failed
+    with IndexUnavailable, which skipped that: the next publish dropped the message."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    chat, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    recall.indexer.run_until_idle()
+    blocked = store(recall).indexes.root / "app-1"
+    _block(blocked)
+    message = recall.host.add_message(chat, Role.USER, "papaya", 1_800_000_000)
+    for _ in range(3):  # the commit, then opening the index again, fail
+        with pytest.raises(StorageError, match="app 1"):
+            recall.indexer.run_batch()
+        assert recall.dirty.backlog().messages == 1
+    assert store(recall).indexes.set_aside == {}
+    blocked.unlink()  # whatever was in the way is gone: the next batch succeeds
+    recall.indexer.run_until_idle()
+    assert found(recall, "papaya") == [message]
+    recall.close()
+
+
+def test_an_app_set_aside_is_tried_again_when_its_directory_changes_or_in_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexes = TantivyIndexes(tmp_path)
+    (tmp_path / "app-1").mkdir()
+    indexes.set_app_aside(AppId(1), StorageError("cannot write"))
+    assert indexes.is_set_aside(AppId(1))
+    assert indexes.is_set_aside(AppId(1))
+    shutil.rmtree(tmp_path / "app-1")  # a rebuild removes it, then makes it anew
+    (tmp_path / "app-1").mkdir()
+    (tmp_path / "app-1" / "meta.json").write_text("{}")
+    assert not indexes.is_set_aside(AppId(1))
+    assert indexes.set_aside == {}
+    indexes.set_app_aside(AppId(2), StorageError("disk full"))
+    assert indexes.is_set_aside(AppId(2))
+    monkeypatch.setattr(engine, "SET_ASIDE_RETRY_SECONDS", 0.0)
+    assert not indexes.is_set_aside(AppId(2))
 
 
 def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> None:
