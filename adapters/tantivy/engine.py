@@ -28,7 +28,6 @@ import contextlib
 import logging
 import re
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -87,10 +86,6 @@ _ASCII_TOKENS = {
     for point in range(128)
 }
 STEM_CACHE_LIMIT = 200_000
-# An app set aside after its index failed (see `TantivyIndexes.set_aside`) is tried again
-# when its directory changed (a rebuild made it anew) or after this long: a failure that
-# went away (a full disk freed) costs one more failed attempt per interval at most.
-SET_ASIDE_RETRY_SECONDS = 300.0
 
 
 def engine_term(term: str) -> str:
@@ -162,6 +157,10 @@ def to_tantivy(document: IndexDocument, analysis: TextAnalysis) -> tantivy.Docum
     )
 
 
+# The names `app_directory` gives (anything else in the directory is not ours to read).
+_APP_DIRECTORY = re.compile(r"app-(n?)([0-9]+)")
+
+
 def app_directory(root: Path, app_id: AppId) -> Path:
     return root / (f"app-{app_id}" if app_id >= 0 else f"app-n{-app_id}")
 
@@ -185,11 +184,14 @@ class TantivyIndexes:
     # Whether this process has recovered the staged rows a crashed one left.
     recovered: bool = False
     # Apps whose index failed to take changes, to commit or to reload while other apps'
-    # indexes did (a damaged or vanished directory): app -> (its directory's identity,
-    # monotonic time) when set aside. Their changes are not given to a writer and their
-    # new documents are quarantined as `index_damaged` (`TantivyIndexStore.write`), so
-    # one app's damage never stops the others' publishing; `rebuild` restores it.
-    set_aside: dict[AppId, tuple[tuple[int, int] | None, float]] = attrs.field(factory=dict)
+    # indexes did (a damaged or vanished directory), and why. Their changes are not
+    # given to a writer and their new documents are quarantined as `index_damaged`
+    # (`TantivyIndexStore.write`), so one app's damage never stops the others'
+    # publishing; `rebuild` restores it. For the life of this object, the process's: its
+    # deletes and edits are not applied meanwhile, so the index must not take changes
+    # again before the start-up sweep of a new one (`remove_orphans`) has removed what
+    # they left (tried again in place, an edited message's old text matched again).
+    set_aside: dict[AppId, str] = attrs.field(factory=dict)
     # A commit running in the background (`TantivyIndexStore`): while it runs, no
     # other code uses a writer.
     committing: BackgroundCommit | None = None
@@ -263,17 +265,9 @@ class TantivyIndexes:
             self._writers[app_id] = writer
             return writer
 
-    def directory_identity(self, app_id: AppId) -> tuple[int, int] | None:
-        """(inode, modification time) of the app's directory; None when there is none."""
-        try:
-            found = app_directory(self.root, app_id).stat()
-        except OSError:
-            return None
-        return found.st_ino, found.st_mtime_ns
-
     def set_app_aside(self, app_id: AppId, error: BaseException) -> None:
         """Stop using the app's index (see `set_aside`): its writer's uncommitted changes
-        are dropped and its handles closed (opened again when it is tried again)."""
+        are dropped and its handles closed."""
         with self.lock:
             writer = self._writers.pop(app_id, None)
             if writer is not None:
@@ -284,7 +278,7 @@ class TantivyIndexes:
                         raise
             self._indexes.pop(app_id, None)
             self.uncommitted.discard(app_id)
-            self.set_aside[app_id] = (self.directory_identity(app_id), time.monotonic())
+            self.set_aside[app_id] = str(error)
         logging.getLogger("chat_recall.tantivy").warning(
             "tantivy: the index of app %s failed (%s); its new messages are quarantined "
             "as index_damaged, the other apps go on (fix: chat-recall rebuild)",
@@ -292,31 +286,17 @@ class TantivyIndexes:
             error,
         )
 
-    def is_set_aside(self, app_id: AppId) -> bool:
-        """Whether the app's index is set aside now; an app whose directory changed
-        since, or that was set aside SET_ASIDE_RETRY_SECONDS ago, is tried again."""
-        with self.lock:
-            entry = self.set_aside.get(app_id)
-            if entry is None:
-                return False
-            identity, since = entry
-            if (
-                identity == self.directory_identity(app_id)
-                and time.monotonic() - since < SET_ASIDE_RETRY_SECONDS
-            ):
-                return True
-            del self.set_aside[app_id]
-            return False
-
     def apps_on_disk(self) -> list[AppId]:
         if not self.root.exists():
             return []
         found = []
         for path in self.root.iterdir():
-            name = path.name.removeprefix("app-")
-            number = -int(name[1:]) if name.startswith("n") else int(name)
+            named = _APP_DIRECTORY.fullmatch(path.name)
+            if named is None:  # not an app's index: a copy someone made, a system file
+                continue
+            number = int(named[2])
             if (path / "meta.json").exists():
-                found.append(AppId(number))
+                found.append(AppId(-number if named[1] else number))
         return sorted(found)
 
     def writers_to_commit(self) -> list[tuple[AppId, tantivy.IndexWriter]]:

@@ -29,7 +29,7 @@ the tantivy commit.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 import tantivy
@@ -140,7 +140,7 @@ class TantivyIndexStore:
         documents of apps set aside (`TantivyIndexes.set_aside`), quarantined instead
         as `index_damaged`."""
         with self.indexes.lock:
-            aside = {a for a in list(self.indexes.set_aside) if self.indexes.is_set_aside(a)}
+            aside = set(self.indexes.set_aside)
             with self.database.writing() as connection:
                 # A few statements whatever the batch size (one per marker, as before,
                 # is a return to Python and a wait for the GIL each, lock held).
@@ -205,7 +205,7 @@ class TantivyIndexStore:
                     app_id, document = change.app_id, to_tantivy(change, self.analysis)
                 else:
                     app_id, document = change[0], None
-                if app_id in failed or self.indexes.is_set_aside(app_id):
+                if app_id in failed or app_id in self.indexes.set_aside:
                     continue
                 deleted = None if isinstance(change, IndexDocument) else change[1]
                 if self._into_writer(app_id, failed, document=document, deleted=deleted):
@@ -298,16 +298,12 @@ class TantivyIndexStore:
                 ).fetchall()
             fresh = [(MessageId(m), AppId(a)) for m, a in waiting if m not in applied]
             self._apply_pending()
-            failed: dict[AppId, BaseException] = {}
-            for message_id, app_id in fresh[: self.purges_per_step]:
-                # An app set aside keeps its documents until `rebuild` replaces its index.
-                if app_id not in failed and not self.indexes.is_set_aside(app_id):
-                    self._into_writer(app_id, failed, deleted=message_id)
-                applied.add(message_id)
-                if self.indexes.staged_since is None:
-                    self.indexes.staged_since = time.monotonic()
-            for app_id in sorted(failed):
-                self.indexes.set_app_aside(app_id, failed[app_id])
+            # An app set aside keeps its documents until `rebuild` replaces its index.
+            reclaiming = fresh[: self.purges_per_step]
+            self._delete_or_set_aside((app_id, message_id) for message_id, app_id in reclaiming)
+            applied.update(message_id for message_id, _ in reclaiming)
+            if reclaiming and self.indexes.staged_since is None:
+                self.indexes.staged_since = time.monotonic()
             since = self.indexes.staged_since
             if queue_empty and since is not None:
                 reclaimed += self._publish()
@@ -403,24 +399,39 @@ class TantivyIndexStore:
     def recover(self) -> int:
         """After a crash: staged messages that no live writer of this process holds are
         deleted from tantivy and marked dirty again (their staged rows stay until that
-        is published). Returns how many."""
+        is published); an app whose index fails to take the deletes is set aside, and
+        its messages are marked dirty all the same. Returns how many."""
         with self.indexes.lock:
             if self.indexes.recovered:
                 return 0
-            self.indexes.recovered = True
             self._settle(wait=True)  # what it published is no leftover
             with self.database.reading() as connection:
                 leftovers = connection.execute(
                     f"SELECT message_id, app_id FROM {STAGED}"
                 ).fetchall()
             if not leftovers:
+                self.indexes.recovered = True
                 return 0
-            for message_id, app_id in leftovers:
-                if app_id is not None:
-                    self._delete(AppId(app_id), MessageId(message_id))
+            self._delete_or_set_aside(
+                (AppId(app_id), MessageId(message_id))
+                for message_id, app_id in leftovers
+                if app_id is not None
+            )
             if self.indexes.uncommitted and self.indexes.staged_since is None:
                 self.indexes.staged_since = time.monotonic()
-        return self._requeue_staged()
+        marked = self._requeue_staged()
+        self.indexes.recovered = True  # only now: a failure before it recovers again
+        return marked
+
+    def _delete_or_set_aside(self, deletes: Iterable[tuple[AppId, MessageId]]) -> None:
+        """Deletes into their apps' writers; an app whose index fails to take one is set
+        aside (its documents are found by no read: their rows are gone or go)."""
+        failed: dict[AppId, BaseException] = {}
+        for app_id, message_id in deletes:
+            if app_id not in failed and app_id not in self.indexes.set_aside:
+                self._into_writer(app_id, failed, deleted=message_id)
+        for app_id in sorted(failed):
+            self.indexes.set_app_aside(app_id, failed[app_id])
 
     def _requeue_staged(self, apps: Sequence[AppId] = (), *, upto: int | None = None) -> int:
         """Mark staged messages dirty again (every one, or those of `apps` staged up to
@@ -459,8 +470,7 @@ class TantivyIndexStore:
         with self.database.reading() as connection:
             orphans = rows.orphans(connection, s)
         with self.indexes.lock:
-            for message_id, app_id in orphans:
-                self._delete(app_id, message_id)
+            self._delete_or_set_aside((app_id, message_id) for message_id, app_id in orphans)
         with self.database.writing() as connection:
             rows.forget(connection, [message_id for message_id, _ in orphans])
             rows.forget_quarantine_of_deleted(connection, s)
@@ -470,47 +480,56 @@ class TantivyIndexStore:
 
     def _remove_unknown(self) -> int:
         """Tantivy documents with no docs or purge row: counted first (cheap), listed
-        only when the counts disagree."""
+        only when the counts disagree. A damaged app's index must not stop the others'
+        indexing: one that cannot be opened is left (its searches say so, `status`
+        reports it, `rebuild` restores it), one that fails to be read is set aside."""
         removed = 0
         for app_id in self.indexes.apps_on_disk():
+            if app_id in self.indexes.set_aside:
+                continue
             try:
-                index = self.indexes.index(app_id, create=False)
+                unknown = self._unknown_in(app_id)
             except IndexUnavailable:
-                # A damaged app's index must not stop the others' indexing: its
-                # searches say so, `status` reports it, `rebuild` restores it.
                 import logging  # only here: searches and reads never load it
 
                 logging.getLogger("chat_recall.tantivy").warning(
                     "tantivy: the index of app %s cannot be opened (fix: rebuild)", app_id
                 )
                 continue
-            if index is None:
+            except BaseException as error:
+                if not engine_failure(error):
+                    raise
+                self.indexes.set_app_aside(app_id, error)
                 continue
-            searcher = index.searcher()
-            with self.database.reading() as connection:
-                known = connection.execute(
-                    f"SELECT (SELECT count(*) FROM {DOCS} WHERE app_id = ?) + "
-                    f"(SELECT count(*) FROM {PURGE} WHERE app_id = ?)",
-                    (app_id, app_id),
-                ).fetchone()[0]
-            if searcher.num_docs <= known:
-                continue
-            hits = searcher.search(tantivy.Query.all_query(), searcher.num_docs, count=False).hits
-            held = ids_of(searcher, [address for _, address in hits])
-            with self.database.reading() as connection:
-                known_ids = {
-                    row[0]
-                    for table in (DOCS, PURGE)
-                    for row in connection.execute(
-                        f"SELECT message_id FROM {table} WHERE app_id = ?", (app_id,)
-                    )
-                }
             with self.indexes.lock:
-                for message_id in held:
-                    if message_id not in known_ids:
-                        self._delete(app_id, message_id)
-                        removed += 1
+                self._delete_or_set_aside((app_id, message_id) for message_id in unknown)
+            removed += len(unknown)
         return removed
+
+    def _unknown_in(self, app_id: AppId) -> list[MessageId]:
+        index = self.indexes.index(app_id, create=False)
+        if index is None:
+            return []
+        searcher = index.searcher()
+        with self.database.reading() as connection:
+            known = connection.execute(
+                f"SELECT (SELECT count(*) FROM {DOCS} WHERE app_id = ?) + "
+                f"(SELECT count(*) FROM {PURGE} WHERE app_id = ?)",
+                (app_id, app_id),
+            ).fetchone()[0]
+        if searcher.num_docs <= known:
+            return []
+        hits = searcher.search(tantivy.Query.all_query(), searcher.num_docs, count=False).hits
+        held = ids_of(searcher, [address for _, address in hits])
+        with self.database.reading() as connection:
+            known_ids = {
+                row[0]
+                for table in (DOCS, PURGE)
+                for row in connection.execute(
+                    f"SELECT message_id FROM {table} WHERE app_id = ?", (app_id,)
+                )
+            }
+        return [message_id for message_id in held if message_id not in known_ids]
 
     # -- reading --------------------------------------------------------------------------
 

@@ -595,23 +595,125 @@ def test_a_failure_of_the_only_app_written_is_raised_and_loses_no_message(
     recall.close()
 
 
-def test_an_app_set_aside_is_tried_again_when_its_directory_changes_or_in_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    indexes = TantivyIndexes(tmp_path)
-    (tmp_path / "app-1").mkdir()
-    indexes.set_app_aside(AppId(1), StorageError("cannot write"))
-    assert indexes.is_set_aside(AppId(1))
-    assert indexes.is_set_aside(AppId(1))
-    shutil.rmtree(tmp_path / "app-1")  # a rebuild removes it, then makes it anew
-    (tmp_path / "app-1").mkdir()
-    (tmp_path / "app-1" / "meta.json").write_text("{}")
-    assert not indexes.is_set_aside(AppId(1))
-    assert indexes.set_aside == {}
-    indexes.set_app_aside(AppId(2), StorageError("disk full"))
-    assert indexes.is_set_aside(AppId(2))
-    monkeypatch.setattr(engine, "SET_ASIDE_RETRY_SECONDS", 0.0)
-    assert not indexes.is_set_aside(AppId(2))
+def test_an_app_set_aside_before_a_publish_loses_no_message(tmp_path: Path) -> None:
+    """Set aside while its changes waited for the writers (no publish yet), then its
+    directory came back: the message is quarantined, not dropped by the next publish
+    (a red-team found it dropped when the set-aside ended in between)."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    first, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
+    recall.indexer.run_until_idle()
+    recall.host.add_message(second, Role.USER, "kiwi", 1_700_000_000)
+    recall.indexer.run_until_idle()  # app 1's writer is closed by this publish
+    indexes = store(recall).indexes
+    store(recall).publish_seconds = 3_600.0
+    directory, kept_aside = indexes.root / "app-1", indexes.root / "app-1.saved"
+    directory.rename(kept_aside)
+    directory.write_text("not a directory")
+    aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
+    kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
+    stage_one_batch(recall)
+    recall.host.add_message(second, Role.USER, "quince", 1_800_000_001)
+    recall.index.maintain()  # app 1 fails to open: set aside, nothing published yet
+    assert set(indexes.set_aside) == {APP}
+    directory.unlink()
+    kept_aside.rename(directory)
+    recall.indexer.run_until_idle()
+    assert found(recall, "papaya", AppId(2)) == [kept]
+    assert _quarantined(recall) == {aside: "index_damaged"}
+    assert recall.dirty.backlog().is_empty
+    recall.close()
+
+
+def test_deletes_and_edits_made_while_an_app_was_aside_never_come_back(tmp_path: Path) -> None:
+    """An app set aside stays aside for the life of the process: its deletes and edits
+    are not applied to its index meanwhile. Tried again in place, a red-team found an
+    edited message's old text and a deleted one's matching again; the next process
+    starts with a sweep of the documents nothing knows (`remove_orphans`)."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    first, (edited, deleted) = seed_chat(
+        recall.host, APP, "c", [(USER, "appendix surgery"), (USER, "melanoma diagnosis")]
+    )
+    second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
+    recall.indexer.run_until_idle()
+    recall.host.add_message(second, Role.USER, "kiwi", 1_700_000_000)
+    recall.indexer.run_until_idle()
+    indexes = store(recall).indexes
+    directory, kept_aside = indexes.root / "app-1", indexes.root / "app-1.saved"
+    directory.rename(kept_aside)
+    directory.write_text("not a directory")
+    recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
+    recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
+    recall.indexer.run_until_idle()
+    assert set(indexes.set_aside) == {APP}
+    recall.host.delete_message(deleted)
+    recall.host.update_message(edited, "harmless edit")
+    recall.indexer.run_until_idle()
+    directory.unlink()
+    kept_aside.rename(directory)  # whole again, without a rebuild
+    recall.host.update_message(edited, "harmless edit again")
+    recall.indexer.run_until_idle()
+    assert set(indexes.set_aside) == {APP}  # still aside in this process
+    assert found(recall, "appendix") == []
+    assert found(recall, "melanoma") == []
+    recall.close()
+    restarted = open_tantivy(path)
+    reused = restarted.host.add_message(
+        first, Role.USER, "harmless new", 1_800_000_003, message_id=deleted
+    )
+    restarted.host.update_message(edited, "harmless edit once more")
+    restarted.indexer.run_until_idle()
+    assert found(restarted, "appendix") == []
+    assert found(restarted, "melanoma") == []
+    assert sorted(found(restarted, "harmless")) == sorted([edited, reused])
+    restarted.close()
+
+
+def test_recovery_after_a_crash_with_one_app_damaged_loses_no_message(tmp_path: Path) -> None:
+    """Recovery deletes the staged messages from their apps' indexes, then marks them
+    dirty: a damaged app failed the deletes, the marking was skipped, and the next
+    publish dropped the other app's staged message (a red-team's case, older than the
+    set-aside)."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    first, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
+    recall.indexer.run_until_idle()
+    root = store(recall).indexes.root
+    aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
+    kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
+    stage_one_batch(recall)
+    crash(recall)
+    _damage(root / "app-1", "meta.json junk")
+    restarted = open_tantivy(path)
+    restarted.indexer.run_until_idle()
+    assert found(restarted, "papaya", AppId(2)) == [kept]
+    assert _quarantined(restarted) == {aside: "index_damaged"}
+    assert restarted.dirty.backlog().is_empty
+    restarted.close()
+
+
+def test_other_entries_beside_the_app_indexes_are_left_alone(tmp_path: Path) -> None:
+    """A copy of an app's index (`app-1.bak`) or a file the system left made every
+    start-up sweep fail on the name: no app was indexed (a red-team's fuzzer)."""
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    chat, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    seed_chat(recall.host, AppId(-4), "n", [(USER, "mango below zero")])
+    recall.indexer.run_until_idle()
+    root = store(recall).indexes.root
+    recall.close()
+    shutil.copytree(root / "app-1", root / "app-1.bak")
+    (root / ".DS_Store").write_text("x")
+    restarted = open_tantivy(path)
+    assert store(restarted).indexes.apps_on_disk() == [AppId(-4), APP]
+    later = restarted.host.add_message(chat, Role.USER, "papaya", 1_800_000_000)
+    restarted.indexer.run_until_idle()
+    assert found(restarted, "papaya") == [later]
+    assert len(found(restarted, "mango", AppId(-4))) == 1
+    restarted.close()
 
 
 def test_documents_the_database_does_not_know_are_removed(tmp_path: Path) -> None:
