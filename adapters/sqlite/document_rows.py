@@ -56,10 +56,14 @@ def hidden_in_app(connection: sqlite3.Connection, app_id: AppId) -> int:
     `HIDDEN_READ_PAST`: how many more candidates a search takes from its engine, so
     that a deleted match never takes the place of a visible one (the engine ranks
     before the visibility check). Both lookups are of small tables, outside a reclaim
-    backlog."""
+    backlog: the second goes from the deleted chats to their documents by chat (CROSS
+    JOIN keeps that order, `+` keeps the app's index out of it; SQLite chose to read
+    every document of the app and look its chat up, 18 ms a search in a 181k-message
+    app, most of a rare term's search)."""
     count = connection.execute(
-        f"SELECT (SELECT count(*) FROM {DELETED_MESSAGES}) + (SELECT count(*) FROM {DOCS} "
-        f"WHERE app_id = ? AND chat_id IN (SELECT chat_id FROM {DELETED_CHATS}))",
+        f"SELECT (SELECT count(*) FROM {DELETED_MESSAGES}) + (SELECT count(*) "
+        f"FROM {DELETED_CHATS} AS y CROSS JOIN {DOCS} AS d ON d.chat_id = y.chat_id "
+        "WHERE +d.app_id = ?)",
         (app_id,),
     ).fetchone()[0]
     return min(int(count), HIDDEN_READ_PAST)
