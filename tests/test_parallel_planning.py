@@ -30,7 +30,7 @@ from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
 from chat_recall.application import planning as planning_module
-from chat_recall.application.indexer import IndexerSettings
+from chat_recall.application.indexer import Indexer, IndexerSettings
 from chat_recall.application.planning import (
     BatchPlanning,
     PlannedBatch,
@@ -522,8 +522,7 @@ def test_usable_cpus_counts_this_process_affinity() -> None:
 
 @pytest.fixture(scope="module")
 def longer_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Long enough to outlast an indexer's first half second (`HostYield.quiet_seconds`),
-    in which it plans in its own process whatever the settings."""
+    """Long enough for a few dozen batches."""
     path = tmp_path_factory.mktemp("longer") / "history.db"
     generate(path, messages=2_500, apps=3, profile="heavy")
     connection = sqlite3.connect(path)
@@ -545,8 +544,12 @@ def longer_in_process(
 @pytest.fixture
 def small_backlogs_planned_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's default planning, but started for any backlog (the history here is a
-    few thousand messages; the default waits for 5,000)."""
+    few thousand messages; the default waits for 5,000), and a host quiet from the
+    start: an indexer plans in its own process in its first half second
+    (`HostYield.quiet_seconds`), and on a quiet day this machine indexed the whole
+    history within it."""
     own = PlanningSettings.for_own_process
+    monkeypatch.setattr(Indexer, "_host_activity", lambda self, now: (False, False))
     monkeypatch.setattr(planning_module, "usable_cpus", lambda: 2)
     monkeypatch.setattr(
         PlanningSettings,
