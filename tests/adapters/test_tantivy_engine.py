@@ -11,7 +11,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
@@ -510,6 +510,21 @@ def _block(directory: Path) -> None:
     directory.write_text("not a directory")
 
 
+def _block_for_now(recall: ChatRecall) -> Callable[[], None]:
+    """A file where app 1's index directory was, the directory kept; the call returned
+    puts it back (whole again, without a rebuild)."""
+    directory = store(recall).indexes.root / "app-1"
+    saved = directory.with_name("app-1.saved")
+    directory.rename(saved)
+    directory.write_text("not a directory")
+
+    def restore() -> None:
+        directory.unlink()
+        saved.rename(directory)
+
+    return restore
+
+
 def _quarantined(recall: ChatRecall) -> dict[MessageId, str]:
     return {row.message_id: row.reason.value for row in recall.index.quarantine(10).rows}
 
@@ -608,17 +623,14 @@ def test_an_app_set_aside_before_a_publish_loses_no_message(tmp_path: Path) -> N
     recall.indexer.run_until_idle()  # app 1's writer is closed by this publish
     indexes = store(recall).indexes
     store(recall).publish_seconds = 3_600.0
-    directory, kept_aside = indexes.root / "app-1", indexes.root / "app-1.saved"
-    directory.rename(kept_aside)
-    directory.write_text("not a directory")
+    restore = _block_for_now(recall)
     aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
     kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
     stage_one_batch(recall)
     recall.host.add_message(second, Role.USER, "quince", 1_800_000_001)
     recall.index.maintain()  # app 1 fails to open: set aside, nothing published yet
     assert set(indexes.set_aside) == {APP}
-    directory.unlink()
-    kept_aside.rename(directory)
+    restore()
     recall.indexer.run_until_idle()
     assert found(recall, "papaya", AppId(2)) == [kept]
     assert _quarantined(recall) == {aside: "index_damaged"}
@@ -639,11 +651,9 @@ def test_deletes_and_edits_made_while_an_app_was_aside_never_come_back(tmp_path:
     second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
     recall.indexer.run_until_idle()
     recall.host.add_message(second, Role.USER, "kiwi", 1_700_000_000)
-    recall.indexer.run_until_idle()
+    recall.indexer.run_until_idle()  # app 1's writer is closed by this publish
     indexes = store(recall).indexes
-    directory, kept_aside = indexes.root / "app-1", indexes.root / "app-1.saved"
-    directory.rename(kept_aside)
-    directory.write_text("not a directory")
+    restore = _block_for_now(recall)
     recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
     recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
     recall.indexer.run_until_idle()
@@ -651,8 +661,7 @@ def test_deletes_and_edits_made_while_an_app_was_aside_never_come_back(tmp_path:
     recall.host.delete_message(deleted)
     recall.host.update_message(edited, "harmless edit")
     recall.indexer.run_until_idle()
-    directory.unlink()
-    kept_aside.rename(directory)  # whole again, without a rebuild
+    restore()
     recall.host.update_message(edited, "harmless edit again")
     recall.indexer.run_until_idle()
     assert set(indexes.set_aside) == {APP}  # still aside in this process
