@@ -184,14 +184,14 @@ class TantivyIndexes:
     # Whether this process has recovered the staged rows a crashed one left.
     recovered: bool = False
     # Apps whose index failed to take changes, to commit or to reload while other apps'
-    # indexes did (a damaged or vanished directory), and why. Their changes are not
+    # indexes did (a damaged or vanished directory). Their changes are not
     # given to a writer and their new documents are quarantined as `index_damaged`
     # (`TantivyIndexStore.write`), so one app's damage never stops the others'
     # publishing; `rebuild` restores it. For the life of this object, the process's: its
     # deletes and edits are not applied meanwhile, so the index must not take changes
     # again before the start-up sweep of a new one (`remove_orphans`) has removed what
     # they left (tried again in place, an edited message's old text matched again).
-    set_aside: dict[AppId, str] = attrs.field(factory=dict)
+    set_aside: set[AppId] = attrs.field(factory=set)
     # A commit running in the background (`TantivyIndexStore`): while it runs, no
     # other code uses a writer.
     committing: BackgroundCommit | None = None
@@ -278,7 +278,7 @@ class TantivyIndexes:
                         raise
             self._indexes.pop(app_id, None)
             self.uncommitted.discard(app_id)
-            self.set_aside[app_id] = str(error)
+            self.set_aside.add(app_id)
         logging.getLogger("chat_recall.tantivy").warning(
             "tantivy: the index of app %s failed (%s); its new messages are quarantined "
             "as index_damaged, the other apps go on (fix: chat-recall rebuild)",

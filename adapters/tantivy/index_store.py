@@ -201,14 +201,15 @@ class TantivyIndexStore:
         took: set[AppId] = set()
         try:
             for change in changes:
-                if isinstance(change, IndexDocument):
-                    app_id, document = change.app_id, to_tantivy(change, self.analysis)
-                else:
-                    app_id, document = change[0], None
+                app_id = change.app_id if isinstance(change, IndexDocument) else change[0]
                 if app_id in failed or app_id in self.indexes.set_aside:
                     continue
-                deleted = None if isinstance(change, IndexDocument) else change[1]
-                if self._into_writer(app_id, failed, document=document, deleted=deleted):
+                if isinstance(change, IndexDocument):
+                    document = to_tantivy(change, self.analysis)
+                    took_it = self._into_writer(app_id, failed, document=document)
+                else:
+                    took_it = self._into_writer(app_id, failed, deleted=change[1])
+                if took_it:
                     took.add(app_id)
         except (ValueError, OSError, RuntimeError) as error:  # a document tantivy refuses
             self._abandon_uncommitted()

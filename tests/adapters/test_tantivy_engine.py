@@ -603,7 +603,7 @@ def test_a_failure_of_the_only_app_written_is_raised_and_loses_no_message(
         with pytest.raises(StorageError, match="app 1"):
             recall.indexer.run_batch()
         assert recall.dirty.backlog().messages == 1
-    assert store(recall).indexes.set_aside == {}
+    assert store(recall).indexes.set_aside == set()
     blocked.unlink()  # whatever was in the way is gone: the next batch succeeds
     recall.indexer.run_until_idle()
     assert found(recall, "papaya") == [message]
@@ -629,7 +629,7 @@ def test_an_app_set_aside_before_a_publish_loses_no_message(tmp_path: Path) -> N
     stage_one_batch(recall)
     recall.host.add_message(second, Role.USER, "quince", 1_800_000_001)
     recall.index.maintain()  # app 1 fails to open: set aside, nothing published yet
-    assert set(indexes.set_aside) == {APP}
+    assert indexes.set_aside == {APP}
     restore()
     recall.indexer.run_until_idle()
     assert found(recall, "papaya", AppId(2)) == [kept]
@@ -657,14 +657,14 @@ def test_deletes_and_edits_made_while_an_app_was_aside_never_come_back(tmp_path:
     recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
     recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
     recall.indexer.run_until_idle()
-    assert set(indexes.set_aside) == {APP}
+    assert indexes.set_aside == {APP}
     recall.host.delete_message(deleted)
     recall.host.update_message(edited, "harmless edit")
     recall.indexer.run_until_idle()
     restore()
     recall.host.update_message(edited, "harmless edit again")
     recall.indexer.run_until_idle()
-    assert set(indexes.set_aside) == {APP}  # still aside in this process
+    assert indexes.set_aside == {APP}  # still aside in this process
     assert found(recall, "appendix") == []
     assert found(recall, "melanoma") == []
     recall.close()
