@@ -529,6 +529,13 @@ def _quarantined(recall: ChatRecall) -> dict[MessageId, str]:
     return {row.message_id: row.reason.value for row in recall.index.quarantine(10).rows}
 
 
+def _published_beside(recall: ChatRecall, kept: MessageId, aside: MessageId) -> None:
+    """App 2's new message is searchable, app 1's quarantined, nothing left pending."""
+    assert found(recall, "papaya", AppId(2)) == [kept]
+    assert _quarantined(recall) == {aside: "index_damaged"}
+    assert recall.dirty.backlog().is_empty
+
+
 def test_an_app_whose_index_fails_under_a_running_library_is_set_aside(tmp_path: Path) -> None:
     """One app's index could not be written while the library ran. Before, its failed
     commit marked every staged message of every app dirty again, and the next attempt
@@ -548,9 +555,7 @@ def test_an_app_whose_index_fails_under_a_running_library_is_set_aside(tmp_path:
     aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
     kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
     recall.indexer.run_until_idle()
-    assert found(recall, "papaya", AppId(2)) == [kept]
-    assert _quarantined(recall) == {aside: "index_damaged"}
-    assert recall.dirty.backlog().is_empty
+    _published_beside(recall, kept, aside)
     assert staged_rows(path) == 0
     later = recall.host.add_message(second, Role.USER, "papaya three", 1_800_000_001)
     recall.indexer.run_until_idle()  # the app stays aside: no failed attempt, no error
@@ -580,8 +585,7 @@ def test_a_background_commit_failing_for_one_app_publishes_the_others(tmp_path: 
     recall.index.maintain()  # a marker is left: the commit runs in the background
     assert store(recall).indexes.committing is not None
     recall.indexer.run_until_idle()
-    assert found(recall, "papaya", AppId(2)) == [kept]
-    assert _quarantined(recall) == {aside: "index_damaged"}
+    _published_beside(recall, kept, aside)
     assert staged_rows(path) == 0
     recall.close()
 
@@ -632,9 +636,7 @@ def test_an_app_set_aside_before_a_publish_loses_no_message(tmp_path: Path) -> N
     assert indexes.set_aside == {APP}
     restore()
     recall.indexer.run_until_idle()
-    assert found(recall, "papaya", AppId(2)) == [kept]
-    assert _quarantined(recall) == {aside: "index_damaged"}
-    assert recall.dirty.backlog().is_empty
+    _published_beside(recall, kept, aside)
     recall.close()
 
 
@@ -698,9 +700,7 @@ def test_recovery_after_a_crash_with_one_app_damaged_loses_no_message(tmp_path: 
     _damage(root / "app-1", "meta.json junk")
     restarted = open_tantivy(path)
     restarted.indexer.run_until_idle()
-    assert found(restarted, "papaya", AppId(2)) == [kept]
-    assert _quarantined(restarted) == {aside: "index_damaged"}
-    assert restarted.dirty.backlog().is_empty
+    _published_beside(restarted, kept, aside)
     restarted.close()
 
 
