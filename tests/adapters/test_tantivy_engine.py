@@ -529,6 +529,20 @@ def _quarantined(recall: ChatRecall) -> dict[MessageId, str]:
     return {row.message_id: row.reason.value for row in recall.index.quarantine(10).rows}
 
 
+def _app_1_blocked_after_a_message_each(
+    recall: ChatRecall,
+) -> tuple[ChatId, MessageId, MessageId]:
+    """Apps 1 and 2 indexed, app 1's index blocked (`_block`), then a new message in
+    each: (app 2's chat, app 1's new message, app 2's new message)."""
+    first, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
+    second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
+    recall.indexer.run_until_idle()
+    _block(store(recall).indexes.root / "app-1")
+    aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
+    kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
+    return second, aside, kept
+
+
 def _published_beside(recall: ChatRecall, kept: MessageId, aside: MessageId) -> None:
     """App 2's new message is searchable, app 1's quarantined, nothing left pending."""
     assert found(recall, "papaya", AppId(2)) == [kept]
@@ -548,12 +562,7 @@ def test_an_app_whose_index_fails_under_a_running_library_is_set_aside(tmp_path:
 
     path = tmp_path / "h.db"
     recall = open_tantivy(path)
-    first, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
-    second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
-    recall.indexer.run_until_idle()
-    _block(store(recall).indexes.root / "app-1")
-    aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
-    kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
+    second, aside, kept = _app_1_blocked_after_a_message_each(recall)
     recall.indexer.run_until_idle()
     _published_beside(recall, kept, aside)
     assert staged_rows(path) == 0
@@ -574,12 +583,7 @@ def test_a_background_commit_failing_for_one_app_publishes_the_others(tmp_path: 
     path = tmp_path / "h.db"
     recall = open_tantivy(path)
     store(recall).publish_seconds = 0.0
-    first, _ = seed_chat(recall.host, APP, "c", [(USER, "mango")])
-    second, _ = seed_chat(recall.host, AppId(2), "d", [(USER, "mango elsewhere")])
-    recall.indexer.run_until_idle()
-    _block(store(recall).indexes.root / "app-1")
-    aside = recall.host.add_message(first, Role.USER, "papaya one", 1_800_000_000)
-    kept = recall.host.add_message(second, Role.USER, "papaya two", 1_800_000_000)
+    second, aside, kept = _app_1_blocked_after_a_message_each(recall)
     stage_one_batch(recall)
     recall.host.add_message(second, Role.USER, "quince", 1_800_000_001)
     recall.index.maintain()  # a marker is left: the commit runs in the background
