@@ -42,7 +42,7 @@ from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.planning import PlanningSettings
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
-from chat_recall.domain.indexing import build_document
+from chat_recall.domain.indexing import BatchSizing, build_document
 from chat_recall.domain.model import IndexDocument, SourceRow
 from chat_recall.domain.projection import DEFAULT_POLICY, project_for_search
 from chat_recall.domain.query import MatchQuery
@@ -77,7 +77,7 @@ QUERY_CLASSES: dict[str, dict[str, str | None]] = {
     },
 }
 PROJECTION_SAMPLE = 20_000  # messages spread over the whole fixture
-RAW_INSERT_BATCH = 256  # the indexer's largest batch
+RAW_INSERT_BATCH = BatchSizing().maximum  # the indexer's largest batch
 RSS_SAMPLES = 10
 
 

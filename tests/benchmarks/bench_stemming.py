@@ -96,7 +96,7 @@ def build(path: Path, docs: list[Document], layout: str) -> float:
                 f"content = 'fts_{app}', tokenize = 'porter {TOKENIZER}')"
             )
     started = time.perf_counter()
-    for start in range(0, len(docs), 256):  # the indexer's largest batch
+    for start in range(0, len(docs), 256):  # batches of 256 documents
         batch = docs[start : start + 256]
         with connection:
             for app in {d[1] for d in batch}:
