@@ -44,6 +44,14 @@ def test_a_small_benchmark_run_is_correct_and_complete(
     for row in results["search"].values():
         assert row["matches_sent"] >= row["matches_words"] > 0
     assert results["backfill"]["write_lock_probe"]["attempts"] > 0  # the probe ran
+    # the install is watched too, and the figure counts it with the backfill
+    assert results["install"]["write_lock_probe"]["attempts"] > 0
+    assert results["install"]["write_transactions"] > 0
+    assert (
+        0
+        < results["install_and_backfill_messages_per_second"]
+        < (results["backfill"]["messages_per_second"])
+    )
     # every class also timed through a real MCP server process (none answered an error)
     through_mcp = results["search_through_mcp"]
     assert set(through_mcp) == {"no index (round trip)", *QUERY_CLASSES[profile]}

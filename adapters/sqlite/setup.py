@@ -55,6 +55,7 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         _rebuild_for(database)
     with database.writing() as connection:
         migrations.record_analysis(connection, analysis)
+    with database.reading() as connection:  # a count of 1M markers: not under the lock
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]

@@ -582,10 +582,14 @@ def _run(
         "SELECT sum(length(CAST(content AS BLOB))) FROM messages"
     ).fetchone()[0]
     connection.close()
-    started = time.perf_counter()
     settings = IndexerSettings(planning=planning or PlanningSettings())
-    recall = bootstrap.sqlite(path, engine=engine, settings=settings)
-    install = time.perf_counter() - started
+    # The install's transactions are host-visible too: the same probe watches them.
+    with LockProbe(path) as install_probe:
+        started = time.perf_counter()
+        recall = bootstrap.sqlite(path, engine=engine, settings=settings)
+        install = time.perf_counter() - started
+    install_probe.result.pop("_long_spans", None)
+    install_lock = recall.write_lock
     results: dict[str, Any] = {
         "profile": profile,
         "engine": engine.value,
@@ -600,6 +604,14 @@ def _run(
             "sync_seconds": round(synced, 1),
         },
         "install_seconds": round(install, 2),
+        "install": {
+            "seconds": round(install, 2),
+            "write_transactions": install_lock.transactions,
+            "longest_write_transaction_ms": round(install_lock.longest_seconds * 1000, 1),
+            "longest_in": install_lock.longest_in,
+            "write_transactions_over_25_ms": install_lock.over[0],
+            "write_lock_probe": install_probe.result,
+        },
         "planning_processes": settings.planning.processes,
     }
     projection = projection_throughput(recall, path, min(PROJECTION_SAMPLE, messages))
@@ -630,6 +642,10 @@ def _run(
         "longest_ms": round(max((c[1] for c in commits), default=0.0) * 1000, 1),
     }
     results["backfill"]["write_lock_probe"] = probe.result
+    # The figure: the install and the backfill, from nothing to searchable.
+    results["install_and_backfill_messages_per_second"] = round(
+        results["backfill"]["messages"] / (install + results["backfill"]["seconds"])
+    )
     results["backfill"]["fts5_segments"] = fts5_segments(path)
     raw_rate = results.get("raw_tantivy_insert", results["raw_fts5_insert"])["messages_per_second"]
     # against the engine's own raw insert: tantivy's when the index is in tantivy
@@ -673,6 +689,16 @@ def print_table(results: dict[str, Any]) -> None:
         f"content ({fixture['average_message_kb']} KB/message), generated in "
         f"{fixture['generation_seconds']}s; install {results['install_seconds']}s"
     )
+    if "install" in results:
+        install, install_probe = results["install"], results["install"]["write_lock_probe"]
+        print(
+            f"install: {install['write_transactions']} write transactions, longest "
+            f"{install['longest_write_transaction_ms']} ms (in {install['longest_in']}), "
+            f"{install['write_transactions_over_25_ms']} over 25 ms; write lock seen taken by "
+            f"a probe: longest {install_probe.get('longest_busy_ms')} ms, "
+            f"{install_probe.get('busy_spans_over_25_ms')} over 25 ms; install and backfill "
+            f"together {results['install_and_backfill_messages_per_second']:,} msg/s"
+        )
     print(
         f"projection alone ({projection['messages']:,} sampled messages, "
         f"{projection['content_mb']} MB): {projection['projection_messages_per_second']:,} "

@@ -31,7 +31,7 @@ LONG_SECONDS = 0.025
 LONG_KEPT = 200
 
 
-def _probe(path: str, stop: Any, results: Connection) -> None:
+def _probe(path: str, stop: Any, ready: Any, results: Connection) -> None:
     connection = sqlite3.connect(path, isolation_level=None, timeout=0)
     attempts = 0
     busy_since: float | None = None
@@ -73,6 +73,7 @@ def _probe(path: str, stop: Any, results: Connection) -> None:
                     if len(long_spans) < LONG_KEPT:
                         long_spans.append((busy_since, spans[-1], widest))
                 busy_since = None
+        ready.set()  # after the first try: the work watched starts only now
         time.sleep(POLL_SECONDS)
     connection.close()
     results.send(
@@ -97,14 +98,18 @@ class LockProbe:
     def __init__(self, path: Path) -> None:
         context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
+        self._ready = context.Event()
         self._receive, send = context.Pipe(duplex=False)
         self._process = context.Process(
-            target=_probe, args=(str(path), self._stop, send), daemon=True
+            target=_probe, args=(str(path), self._stop, self._ready, send), daemon=True
         )
         self.result: dict[str, Any] = {}
 
     def __enter__(self) -> LockProbe:
         self._process.start()
+        # A spawned process takes a while to start: work done meanwhile goes unwatched.
+        if not self._ready.wait(60):
+            raise RuntimeError("the write-lock probe did not start")
         return self
 
     def __exit__(
