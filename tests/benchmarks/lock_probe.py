@@ -73,7 +73,8 @@ def _probe(path: str, stop: Any, ready: Any, results: Connection) -> None:
                     if len(long_spans) < LONG_KEPT:
                         long_spans.append((busy_since, spans[-1], widest))
                 busy_since = None
-        ready.set()  # after the first try: the work watched starts only now
+        if attempts == 1:
+            ready.set()  # after the first try: the work watched starts only now
         time.sleep(POLL_SECONDS)
     connection.close()
     results.send(
