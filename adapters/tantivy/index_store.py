@@ -129,6 +129,8 @@ class TantivyIndexStore:
         puts: Sequence[IndexDocument],
         quarantined: Sequence[QuarantinedRow],
         cleared: Sequence[MessageMarker],
+        *,
+        time_limit_seconds: float | None = None,
     ) -> tuple[set[MessageId], list[QuarantinedRow]]:
         """One unit of work: one short SQLite transaction with the metadata rows, the
         staged rows and the cleared markers; then its tantivy changes are queued for the
@@ -138,10 +140,12 @@ class TantivyIndexStore:
         marker was not set again meanwhile (checked inside the transaction). Returns
         the ids of the markers found stale (nothing was written for them), and the
         documents of apps set aside (`TantivyIndexes.set_aside`), quarantined instead
-        as `index_damaged`."""
+        as `index_damaged`. With a time limit, a transaction still open at it is rolled
+        back whole and `TransactionOverTime` raised (nothing queued for tantivy either),
+        as on FTS5: the indexer writes the batch in halves."""
         with self.indexes.lock:
             aside = set(self.indexes.set_aside)
-            with self.database.writing() as connection:
+            with self.database.writing(time_limit_seconds=time_limit_seconds) as connection:
                 # A few statements whatever the batch size (one per marker, as before,
                 # is a return to Python and a wait for the GIL each, lock held).
                 current = SqliteDirtyQueue.clear(connection, cleared)

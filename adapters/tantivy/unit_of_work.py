@@ -45,10 +45,14 @@ class TantivyIndexUnitOfWork:
     def transaction(
         self,
         *,
-        time_limit_seconds: float | None = None,  # the write is bounded in `write` itself
+        time_limit_seconds: float | None = None,
     ) -> Iterator[TantivyIndexWriter]:
         writer = TantivyIndexWriter()
         yield writer
         writer.stale, writer.set_aside = self.index.write(
-            writer.removes, writer.puts, writer.quarantined, writer.cleared
+            writer.removes,
+            writer.puts,
+            writer.quarantined,
+            writer.cleared,
+            time_limit_seconds=time_limit_seconds,
         )

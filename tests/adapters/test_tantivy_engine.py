@@ -30,11 +30,17 @@ from chat_recall.adapters.tantivy.engine import (
     to_tantivy,
 )
 from chat_recall.adapters.tantivy.index_store import STAGED, TantivyIndexStore
+from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
-from chat_recall.domain.errors import IndexUnavailable, StorageDamaged, StorageError
-from chat_recall.domain.indexing import build_document, plan_batch
+from chat_recall.domain.errors import (
+    IndexUnavailable,
+    StorageDamaged,
+    StorageError,
+    TransactionOverTime,
+)
+from chat_recall.domain.indexing import HostYield, build_document, plan_batch
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
@@ -102,6 +108,42 @@ def test_staged_documents_count_as_pending_until_published(tmp_path: Path) -> No
     recall.index.maintain()  # the queue is drained: publish now
     assert found(recall, "kiwi") == [message_id]
     assert recall.status(APP).state == "ready"
+    recall.close()
+
+
+def test_a_write_over_its_time_limit_is_rolled_back_whole(tmp_path: Path) -> None:
+    recall = open_tantivy(tmp_path / "h.db")
+    _, (message_id,) = seed_chat(recall.host, APP, "c", [(USER, "limited kiwi")])
+    for chat in recall.dirty.pending_chats(10):
+        recall.dirty.expand_chat(chat)
+    markers = recall.dirty.pending_messages(10)
+    rows = {row.message.id: row for row in recall.repo.source_rows([m.id for m in markers])}
+    batch = plan_batch(markers, rows, recall.policy)
+
+    def write_within_a_nanosecond() -> None:  # any transaction outlives it
+        with recall.unit_of_work.transaction(time_limit_seconds=1e-9) as writer:
+            writer.put(batch.upserts)
+            writer.clear(batch.cleared)
+
+    with pytest.raises(TransactionOverTime):
+        write_within_a_nanosecond()
+    assert [marker.id for marker in recall.dirty.pending_messages(10)] == [message_id]
+    assert staged_rows(tmp_path / "h.db") == 0
+    assert store(recall).indexes.pending == []  # nothing queued for tantivy either
+    recall.close()
+
+
+def test_batches_over_the_time_limit_are_written_in_halves(tmp_path: Path) -> None:
+    settings = IndexerSettings(host_yield=HostYield(limit_seconds=1e-9))
+    recall = bootstrap.sqlite(
+        tmp_path / "h.db", create_host_schema=True, engine=Engine.TANTIVY, settings=settings
+    )
+    _, ids = seed_chat(recall.host, APP, "c", [(USER, f"halved kiwi {n}") for n in range(4)])
+    report = recall.indexer.run_batch()
+    assert report.over_time_limit  # every part of more than one message ran over
+    assert report.indexed == 4  # and each message was written alone, without a limit
+    recall.indexer.run_until_idle()
+    assert sorted(found(recall, "kiwi")) == sorted(ids)
     recall.close()
 
 
