@@ -605,7 +605,6 @@ def _run(
         },
         "install_seconds": round(install, 2),
         "install": {
-            "seconds": round(install, 2),
             "write_transactions": install_lock.transactions,
             "longest_write_transaction_ms": round(install_lock.longest_seconds * 1000, 1),
             "longest_in": install_lock.longest_in,
