@@ -25,6 +25,7 @@ from chat_recall.adapters.sqlite.migrations import (
     META,
     PURGE,
     QUARANTINE,
+    forget_order_of_gone_chat,
 )
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.host_values import UnreadableReason
@@ -183,6 +184,8 @@ def convert_deletions(
         ]
         if ids:
             moved += _to_purge(connection, f"message_id IN ({marks(ids)})", ids)
+        if forget_order_of_gone_chat(connection, schema, chat[0], take) == take:
+            break  # more of the chat's order rows: the next step goes on
         if len(ids) < take:
             connection.execute(f"DELETE FROM {DELETED_CHATS} WHERE chat_id = ?", chat)
             s = schema

@@ -39,6 +39,7 @@ from chat_recall.adapters.sqlite.migrations import (
     META,
     PURGE,
     QUARANTINE,
+    forget_order_of_gone_chat,
     fts_table_ddl,
     fts_table_name,
 )
@@ -445,7 +446,8 @@ class SqliteFts5IndexStore:
             if documents:
                 self._forget(connection, as_json(documents))
             reclaimed += len(documents)
-            if len(documents) < take:
+            forgotten = forget_order_of_gone_chat(connection, self.database.schema, chat[0], take)
+            if len(documents) < take and forgotten < take:
                 connection.execute(f"DELETE FROM {DELETED_CHATS} WHERE chat_id = ?", chat)
                 self._mark_chat_if_present(connection, chat[0])
         more = connection.execute(RECLAIM_WAITING).fetchone()[0]

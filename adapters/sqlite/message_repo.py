@@ -9,6 +9,11 @@ as typed raw values (`adapters/sqlite/host_values.py`), so an odd row (text time
 milliseconds, bytes that are not UTF-8) is a safe value or a quarantine reason, never
 a failed statement. Keysets compare the stored (created_at, id) in SQL, through
 subqueries, so ordering never depends on a converted value.
+
+A chat's order is read from chat-recall's own copy of each message's (chat, created_at)
+(`migrations.MESSAGE_ORDER`, kept by the triggers), joined to the host's rows by id and
+chat; while an install or a repair is still filling that copy, from the host's messages
+themselves (`_Order`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import attrs
 
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.host_values import host_value, typed
+from chat_recall.adapters.sqlite.migrations import MESSAGE_ORDER, META, ORDER_FILLED_AFTER
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import NotFound
 from chat_recall.domain.host_values import (
@@ -47,11 +53,67 @@ KNOWN_ROLES = Role.values()
 _ROLES = {role.value: role for role in Role}  # a lookup, cheaper than calling the enum
 
 
+@attrs.frozen
+class _Order:
+    """Where the keys a chat is read in order by come from: `table` (each key column
+    named in it) joined to the host's messages, the keys first (CROSS JOIN fixes the
+    join order, so a read walks the keys' index in order and stops at its LIMIT)."""
+
+    schema: HostSchema
+    table: str
+    id: str
+    chat: str
+    created: str
+
+    @classmethod
+    def copied(cls, schema: HostSchema) -> _Order:
+        """chat-recall's copy, indexed by (chat_id, created_at, message_id)."""
+        return cls(schema, MESSAGE_ORDER, "message_id", "chat_id", "created_at")
+
+    @classmethod
+    def host(cls, schema: HostSchema) -> _Order:
+        """The host's messages themselves (while the copy is being filled)."""
+        s = schema
+        return cls(
+            s, s.q("messages"), s.q("message_id"), s.q("message_chat_id"), s.q("message_created_at")
+        )
+
+    def rows(self, keys: str, messages: str) -> str:
+        """FROM: the key rows `keys`, each joined to its host message `messages`."""
+        s = self.schema
+        return (
+            f"{self.table} AS {keys} CROSS JOIN {s.q('messages')} AS {messages} "
+            f"ON {messages}.{s.q('message_id')} = {keys}.{self.id} "
+            f"AND {messages}.{s.q('message_chat_id')} = {keys}.{self.chat}"
+        )
+
+    def scoped(self) -> str:
+        """FROM: keys `o`, host messages `m`, and their chats `c` (for the app)."""
+        s = self.schema
+        return (
+            f"{self.rows('o', 'm')} JOIN {s.q('chats')} AS c "
+            f"ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')}"
+        )
+
+    def key(self, alias: str = "o") -> str:
+        return f"({alias}.{self.created}, {alias}.{self.id})"
+
+    def key_of(self) -> str:
+        """The stored (created_at, id) of the message bound to the one parameter."""
+        key = f"k.{self.created}, k.{self.id}"
+        return f"(SELECT {key} FROM {self.table} AS k WHERE k.{self.id} = ?)"
+
+    def by(self, direction: str = "ASC", alias: str = "o") -> str:
+        return f"{alias}.{self.created} {direction}, {alias}.{self.id} {direction}"
+
+
 @attrs.define
 class SqliteMessageRepo:
     database: SqliteDatabase
     _columns: str = attrs.field(init=False)
-    _scoped_from: str = attrs.field(init=False)
+    _scoped_from: str = attrs.field(init=False)  # host messages `m` and their chats `c`
+    _copied: _Order = attrs.field(init=False)
+    _host_order: _Order = attrs.field(init=False)
     # read_chat's columns: the content's type and rowid instead of its value, which is
     # read through incremental blob I/O (at most its head and tail); False when the
     # host's messages table has no rowid (WITHOUT ROWID, a view): whole values then.
@@ -78,14 +140,21 @@ class SqliteMessageRepo:
             f"{s.q('messages')} AS m JOIN {s.q('chats')} AS c "
             f"ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')}"
         )
+        self._copied = _Order.copied(s)
+        self._host_order = _Order.host(s)
 
-    def _order(self, direction: str = "ASC") -> str:
-        s = self.database.schema
-        return f"m.{s.q('message_created_at')} {direction}, m.{s.q('message_id')} {direction}"
-
-    def _key(self) -> str:
-        s = self.database.schema
-        return f"(m.{s.q('message_created_at')}, m.{s.q('message_id')})"
+    def _order_of(self, connection: sqlite3.Connection) -> _Order:
+        """The copied order once it is filled; the host's until then (an install or a
+        repair still walking, or an index of version 3 or older read without upgrade)."""
+        try:
+            filled = connection.execute(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?) "
+                f"AND NOT EXISTS (SELECT 1 FROM {META} WHERE key = ?)",
+                (MESSAGE_ORDER, ORDER_FILLED_AFTER),
+            ).fetchone()[0]
+        except sqlite3.OperationalError:  # no meta table: nothing of ours to read
+            filled = False
+        return self._copied if filled else self._host_order
 
     def source_fingerprint(self) -> str:
         return f"sqlite:{self.database.schema.fingerprint()}"
@@ -170,17 +239,10 @@ class SqliteMessageRepo:
             found.append(SourceRow(message, chat.app_id, chat.title, chat.title_problem))
         return found
 
-    def _key_of(self) -> str:
-        """The stored (created_at, id) of the message bound to the one parameter."""
-        s = self.database.schema
-        return (
-            f"(SELECT k.{s.q('message_created_at')}, k.{s.q('message_id')} "
-            f"FROM {s.q('messages')} AS k WHERE k.{s.q('message_id')} = ?)"
-        )
-
     def _snapshot(
         self,
         connection: sqlite3.Connection,
+        order: _Order,
         app_id: AppId,
         chat_id: ChatId,
         before_message_id: MessageId | None,
@@ -191,18 +253,18 @@ class SqliteMessageRepo:
             return []
         s = self.database.schema
         row = connection.execute(
-            f"SELECT 1 FROM {self._scoped_from} "
-            f"WHERE m.{s.q('message_id')} = ? AND m.{s.q('message_chat_id')} = ? "
-            f"AND c.{s.q('chat_app_id')} = ?",
+            f"SELECT 1 FROM {order.scoped()} "
+            f"WHERE o.{order.id} = ? AND o.{order.chat} = ? AND c.{s.q('chat_app_id')} = ?",
             (before_message_id, chat_id, app_id),
         ).fetchone()
         if row is None:
             return []
-        return [(f"{self._key()} < {self._key_of()}", (before_message_id,))]
+        return [(f"{order.key()} < {order.key_of()}", (before_message_id,))]
 
     def _select(
         self,
         connection: sqlite3.Connection,
+        order: _Order,
         app_id: AppId,
         chat_id: ChatId,
         conditions: Sequence[tuple[str, tuple[object, ...]]],
@@ -213,7 +275,7 @@ class SqliteMessageRepo:
         s = self.database.schema
         roles = ", ".join("?" for _ in KNOWN_ROLES)
         where = [
-            f"m.{s.q('message_chat_id')} = ?",
+            f"o.{order.chat} = ?",
             f"c.{s.q('chat_app_id')} = ?",
             f"{s.role_expression('m')} IN ({roles})",
         ]
@@ -225,7 +287,7 @@ class SqliteMessageRepo:
         if self._blob_reads:
             try:
                 rows = connection.execute(
-                    f"SELECT {self._window_columns} FROM {self._scoped_from} "
+                    f"SELECT {self._window_columns} FROM {order.scoped()} "
                     f"WHERE {' AND '.join(where)} {tail}",
                     (*parameters, *tail_parameters),
                 ).fetchall()
@@ -235,7 +297,7 @@ class SqliteMessageRepo:
                     raise
                 self._blob_reads = False  # no rowid to read by: whole values below
         rows = connection.execute(
-            f"SELECT {self._columns} FROM {self._scoped_from} WHERE {' AND '.join(where)} {tail}",
+            f"SELECT {self._columns} FROM {order.scoped()} WHERE {' AND '.join(where)} {tail}",
             (*parameters, *tail_parameters),
         ).fetchall()
         return [self._message(row, codec) for row in rows]
@@ -293,12 +355,14 @@ class SqliteMessageRepo:
     ) -> MessageWindow:
         self.chat(app_id, chat_id)
         with self.database.reading() as connection, _one_snapshot(connection):
+            order = self._order_of(connection)
             rows = self._select(
                 connection,
+                order,
                 app_id,
                 chat_id,
-                self._snapshot(connection, app_id, chat_id, before_message_id),
-                f"ORDER BY {self._order()} LIMIT ? OFFSET ?",
+                self._snapshot(connection, order, app_id, chat_id, before_message_id),
+                f"ORDER BY {order.by()} LIMIT ? OFFSET ?",
                 (limit + 1, offset),
             )
         return MessageWindow(tuple(rows[:limit]), offset > 0, len(rows) > limit)
@@ -313,14 +377,15 @@ class SqliteMessageRepo:
         *,
         before_message_id: MessageId | None = None,
     ) -> MessageWindow:
-        s = self.database.schema
         with self.database.reading() as connection, _one_snapshot(connection):
-            snapshot = self._snapshot(connection, app_id, chat_id, before_message_id)
+            order = self._order_of(connection)
+            snapshot = self._snapshot(connection, order, app_id, chat_id, before_message_id)
             target = self._select(
                 connection,
+                order,
                 app_id,
                 chat_id,
-                [(f"m.{s.q('message_id')} = ?", (message_id,)), *snapshot],
+                [(f"o.{order.id} = ?", (message_id,)), *snapshot],
                 "",
                 (),
             )
@@ -328,18 +393,20 @@ class SqliteMessageRepo:
                 raise NotFound()
             earlier = self._select(
                 connection,
+                order,
                 app_id,
                 chat_id,
-                [(f"{self._key()} < {self._key_of()}", (message_id,))],
-                f"ORDER BY {self._order('DESC')} LIMIT ?",
+                [(f"{order.key()} < {order.key_of()}", (message_id,))],
+                f"ORDER BY {order.by('DESC')} LIMIT ?",
                 (before + 1,),
             )
             later = self._select(
                 connection,
+                order,
                 app_id,
                 chat_id,
-                [(f"{self._key()} > {self._key_of()}", (message_id,)), *snapshot],
-                f"ORDER BY {self._order()} LIMIT ?",
+                [(f"{order.key()} > {order.key_of()}", (message_id,)), *snapshot],
+                f"ORDER BY {order.by()} LIMIT ?",
                 (after + 1,),
             )
         messages = (*reversed(earlier[:before]), target[0], *later[:after])
@@ -351,21 +418,21 @@ class SqliteMessageRepo:
         if not message_ids:
             return {}
         s = self.database.schema
-        mid, mchat = s.q("message_id"), s.q("message_chat_id")
-        created = s.q("message_created_at")
         marks = ", ".join("?" for _ in message_ids)
         roles = ", ".join("?" for _ in KNOWN_ROLES)
-        with self.database.reading() as connection:
+        with self.database.reading() as connection, _one_snapshot(connection):
+            order = self._order_of(connection)
             rows = connection.execute(
                 f"""
-                SELECT m.{mid}, (
-                    SELECT n.{mid} FROM {s.q("messages")} AS n
-                    WHERE n.{mchat} = m.{mchat} AND {s.role_expression("n")} IN ({roles})
-                      AND (n.{created}, n.{mid}) > (m.{created}, m.{mid})
-                    ORDER BY n.{created}, n.{mid} LIMIT 1
+                SELECT o.{order.id}, (
+                    SELECT n.{order.id} FROM {order.rows("n", "nm")}
+                    WHERE n.{order.chat} = o.{order.chat}
+                      AND {s.role_expression("nm")} IN ({roles})
+                      AND {order.key("n")} > {order.key()}
+                    ORDER BY {order.by(alias="n")} LIMIT 1
                 )
-                FROM {self._scoped_from}
-                WHERE m.{mid} IN ({marks}) AND c.{s.q("chat_app_id")} = ?
+                FROM {order.scoped()}
+                WHERE o.{order.id} IN ({marks}) AND c.{s.q("chat_app_id")} = ?
                 """,
                 (*KNOWN_ROLES, *message_ids, app_id),
             ).fetchall()
@@ -379,20 +446,23 @@ class SqliteMessageRepo:
         if not chat_ids:
             return {}
         s = self.database.schema
-        created = f"m.{s.q('message_created_at')}"
-        numeric = f"typeof({created}) IN ('integer', 'real')"
-        greatest = [
-            f"max(CASE WHEN {numeric} AND {created} BETWEEN {low} AND {high} THEN {created} END)"
-            for low, high in readable_number_ranges(s.timestamps)
-        ]
-        greatest.append(f"max(CASE WHEN typeof({created}) = 'text' THEN {created} END)")
         marks = ", ".join("?" for _ in chat_ids)
-        with self.database.reading() as connection:
+        with self.database.reading() as connection, _one_snapshot(connection):
+            order = self._order_of(connection)
+            created = f"o.{order.created}"
+            numeric = f"typeof({created}) IN ('integer', 'real')"
+            greatest = [
+                f"max(CASE WHEN {numeric} AND {created} BETWEEN {low} AND {high} "
+                f"THEN {created} END)"
+                for low, high in readable_number_ranges(s.timestamps)
+            ]
+            greatest.append(f"max(CASE WHEN typeof({created}) = 'text' THEN {created} END)")
             rows = connection.execute(
-                f"SELECT m.{s.q('message_chat_id')}, {', '.join(typed(g) for g in greatest)} "
-                f"FROM {self._scoped_from} "
-                f"WHERE m.{s.q('message_chat_id')} IN ({marks}) AND c.{s.q('chat_app_id')} = ? "
-                f"GROUP BY m.{s.q('message_chat_id')}",
+                f"SELECT o.{order.chat}, {', '.join(typed(g) for g in greatest)} "
+                f"FROM {order.table} AS o JOIN {s.q('chats')} AS c "
+                f"ON c.{s.q('chat_id')} = o.{order.chat} "
+                f"WHERE o.{order.chat} IN ({marks}) AND c.{s.q('chat_app_id')} = ? "
+                f"GROUP BY o.{order.chat}",
                 (*chat_ids, app_id),
             ).fetchall()
             codec = self.database.codec(connection)

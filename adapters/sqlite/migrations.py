@@ -10,9 +10,17 @@ changed", "chat X renamed"); a delete records one row that every search filters 
 ("message X deleted", "chat X deleted"), so deleted content is invisible from the
 moment the delete commits, whatever the size of the chat. Everything else (resolving a
 chat into its messages, removing documents) is the indexer's, later, in bounded steps.
-Work that grows with the database (marking every message at install, moving an older
-version's queues) runs after the migration in chunks, each its own short transaction
-(`setup.finish`).
+Work that grows with the database (marking every message at install, filling the
+message order, moving an older version's queues) runs after the migration in chunks,
+each its own short transaction (`setup.finish`).
+
+Reading a chat in order needs its messages by (created_at, id). Up to version 3 an index
+on the host's messages gave that order, but SQLite builds an index in one statement,
+holding the write lock for as long as it reads the whole table (2 s at 1M heavy
+messages): no host writer may wait that long. From version 4 the order is a table of
+chat-recall's own (`MESSAGE_ORDER`), filled in the install's chunked walk and kept by
+the triggers; a version 3 install keeps its host index (dropping it is one statement
+too) until uninstall.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from chat_recall.adapters.sqlite.schema import HostSchema, quote
 from chat_recall.domain.schema_version import usable_version
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 PREFIX = "chat_recall_"
 
 META = "chat_recall_meta"
@@ -46,7 +54,14 @@ LEGACY_DIRTY_CHATS = "chat_recall_legacy_dirty_chats"
 # (a fresh install or a projection change marks in chunks; absent when done).
 MARKING_AFTER = "marking_after"
 QUARANTINE = "chat_recall_quarantine"
+# Versions 1 to 3: the index on the host's messages that gave a chat's order.
 MESSAGE_ORDER_INDEX = "chat_recall_messages_order"
+# Version 4: each host message's (chat, created_at), copied exactly (created_at has no
+# type, so no affinity changes a value or its order), with an index in read order.
+MESSAGE_ORDER = "chat_recall_message_order"
+# meta key: messages with an id above this value may still be missing from (or stale
+# in) MESSAGE_ORDER; reads take the host's order meanwhile (absent when filled).
+ORDER_FILLED_AFTER = "order_filled_after"
 
 UNICODE61 = "unicode61 remove_diacritics 2"
 
@@ -119,7 +134,6 @@ def _migration_1(connection: sqlite3.Connection, schema: HostSchema) -> None:
         );
         """,
     )
-    create_order_index(connection, schema)
     # Every message gets marked after the migration, in chunks (`setup.finish`).
     connection.execute(
         f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('{MARKING_AFTER}', NULL)"
@@ -175,10 +189,37 @@ def _migration_3(connection: sqlite3.Connection, schema: HostSchema) -> None:
     )
 
 
+def _migration_4(connection: sqlite3.Connection, schema: HostSchema) -> None:
+    """The message order as a table of chat-recall's own (see the module doc), filled
+    after the migration in chunks (`setup.finish`)."""
+    execute_script(
+        connection,
+        f"""
+        CREATE TABLE IF NOT EXISTS {MESSAGE_ORDER} (
+            message_id INTEGER PRIMARY KEY,
+            chat_id INTEGER,
+            created_at
+        );
+        CREATE INDEX IF NOT EXISTS chat_recall_message_order_read
+            ON {MESSAGE_ORDER}(chat_id, created_at, message_id)
+        """,
+    )
+    refill_order(connection)
+
+
+def refill_order(connection: sqlite3.Connection) -> None:
+    """Have `setup.finish` walk every host message into MESSAGE_ORDER again (after a
+    migration, or triggers that were missing while the host wrote)."""
+    connection.execute(
+        f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('{ORDER_FILLED_AFTER}', NULL)"
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, HostSchema], None]] = {
     1: _migration_1,
     2: _migration_2,
     3: _migration_3,
+    4: _migration_4,
 }
 
 # Each legacy queue, and how its rows enter the current tables (newer marks win).
@@ -226,28 +267,98 @@ def mark_all_messages_dirty(
     """Mark host messages dirty (backfill, or a projection change), all of them or the
     next `limit` ids after `after`, each with a new seq. Returns (marked, last id), or
     None when none were left."""
+    last = chunk_end(connection, schema, after=after, limit=limit)
+    if last is None:
+        return None
+    return mark_range(connection, schema, after, last), last
+
+
+def forget_order_of_gone_chat(
+    connection: sqlite3.Connection, schema: HostSchema, chat_id: int, limit: int
+) -> int:
+    """Remove up to `limit` order rows of a chat that no longer exists (its messages
+    left with it, in a cascade the delete trigger skips, so a chat's delete costs one
+    row whatever its size); returns how many. Rows of a chat that still exists are
+    kept: reads join each to its host message, so a stale one is never seen."""
     s = schema
-    mid = s.q("message_id")
+    cursor = connection.execute(
+        f"DELETE FROM {MESSAGE_ORDER} WHERE message_id IN ("
+        f"SELECT message_id FROM {MESSAGE_ORDER} WHERE chat_id = ? LIMIT ?) "
+        f"AND NOT EXISTS (SELECT 1 FROM {s.q('chats')} WHERE {s.q('chat_id')} = ?)",
+        (chat_id, limit, chat_id),
+    )
+    return max(int(cursor.rowcount), 0)
+
+
+def _id_range(schema: HostSchema, after: int | None, last: int) -> str:
+    mid = f"m.{schema.q('message_id')}"
+    lower = "" if after is None else f"{mid} > {int(after)} AND "
+    return f"{lower}{mid} <= {int(last)}"
+
+
+def chunk_end(
+    connection: sqlite3.Connection,
+    schema: HostSchema,
+    *,
+    after: int | None = None,
+    limit: int | None = None,
+) -> int | None:
+    """The last host message id of the next chunk of `limit` ids after `after` (all of
+    them without a limit); None when none are left."""
+    mid = schema.q("message_id")
     where = "" if after is None else f"WHERE m.{mid} > {int(after)}"
     bound = "" if limit is None else f"LIMIT {int(limit)}"
     last = connection.execute(
-        f"SELECT max({mid}) FROM (SELECT m.{mid} FROM {s.q('messages')} AS m {where} "
+        f"SELECT max({mid}) FROM (SELECT m.{mid} FROM {schema.q('messages')} AS m {where} "
         f"ORDER BY m.{mid} {bound})"
     ).fetchone()[0]
-    if last is None:
-        return None
-    upper = f"m.{mid} <= {int(last)}"
+    return None if last is None else int(last)
+
+
+def mark_range(
+    connection: sqlite3.Connection, schema: HostSchema, after: int | None, last: int
+) -> int:
+    """Mark the host messages with ids in (after, last] dirty, each with a new seq."""
+    s = schema
     cursor = connection.execute(
         f"""
         INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
-        SELECT m.{mid}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")}, random()
+        SELECT m.{s.q("message_id")}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")},
+               random()
         FROM {s.q("messages")} AS m
         LEFT JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
-        {where + " AND " + upper if where else "WHERE " + upper}
-        ORDER BY m.{mid}
+        WHERE {_id_range(s, after, last)}
+        ORDER BY m.{s.q("message_id")}
         """
     )
-    return cursor.rowcount, int(last)
+    return int(cursor.rowcount)
+
+
+def fill_order_range(
+    connection: sqlite3.Connection, schema: HostSchema, after: int | None, last: int | None
+) -> None:
+    """Make MESSAGE_ORDER agree with the host's messages with ids in (after, last]
+    (above `after` when `last` is None: the walk's end): copy each message's chat and
+    time, and remove rows whose message is gone."""
+    s = schema
+    mid = s.q("message_id")
+    if last is None:
+        if after is not None:
+            connection.execute(f"DELETE FROM {MESSAGE_ORDER} WHERE message_id > ?", (after,))
+        else:
+            connection.execute(f"DELETE FROM {MESSAGE_ORDER}")
+        return
+    lower = "" if after is None else f"message_id > {int(after)} AND "
+    connection.execute(
+        f"DELETE FROM {MESSAGE_ORDER} WHERE {lower}message_id <= {int(last)} "
+        f"AND message_id NOT IN (SELECT m.{mid} FROM {s.q('messages')} AS m "
+        f"WHERE {_id_range(s, after, last)})"
+    )
+    connection.execute(
+        f"INSERT OR REPLACE INTO {MESSAGE_ORDER}(message_id, chat_id, created_at) "
+        f"SELECT m.{mid}, m.{s.q('message_chat_id')}, m.{s.q('message_created_at')} "
+        f"FROM {s.q('messages')} AS m WHERE {_id_range(s, after, last)} ORDER BY m.{mid}"
+    )
 
 
 def _trigger_sql(schema: HostSchema) -> list[str]:
@@ -255,6 +366,7 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
     messages, chats = s.q("messages"), s.q("chats")
     mid, mchat = s.q("message_id"), s.q("message_chat_id")
     cid, capp, title = s.q("chat_id"), s.q("chat_app_id"), s.q("chat_title")
+    created = s.q("message_created_at")
     watched = [mid, mchat, s.q("message_role"), s.q("message_content"), s.q("message_created_at")]
     if s.message_is_compaction_summary is not None:
         watched.append(s.q("message_is_compaction_summary"))
@@ -272,6 +384,15 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
         INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
         VALUES (NEW.{mid}, NULL, NEW.{mchat}, random());
     """
+    # A host statement's own conflict policy (INSERT OR IGNORE, OR ROLLBACK) overrides
+    # the one of every statement its triggers run, so an order row that could conflict
+    # (left by a chat's cascade, its id reused) is deleted first: then no policy ever
+    # applies, and no host write is ignored in part or failed.
+    keep_order = f"""
+        DELETE FROM {MESSAGE_ORDER} WHERE message_id = NEW.{mid};
+        INSERT INTO {MESSAGE_ORDER}(message_id, chat_id, created_at)
+        VALUES (NEW.{mid}, NEW.{mchat}, NEW.{created});
+    """
     mark_chat = f"""
         INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
         VALUES (NEW.{cid}, NEW.{capp}, random(), 0);
@@ -287,6 +408,17 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
                     SELECT 1 FROM {DOCS} WHERE message_id = NEW.{mid} AND chat_id IS NOT NEW.{mchat}
                 );
             {mark_message}
+            {keep_order}
+        END""",
+        # The order row follows its message's id, chat and time (`UPDATE OF`: an update
+        # that sets none of them, as streaming an answer's content does, never runs it).
+        f"""CREATE TRIGGER chat_recall_message_order_update
+        AFTER UPDATE OF {mid}, {mchat}, {created} ON {messages}
+        WHEN OLD.{mid} IS NOT NEW.{mid} OR OLD.{mchat} IS NOT NEW.{mchat}
+            OR OLD.{created} IS NOT NEW.{created}
+        BEGIN
+            DELETE FROM {MESSAGE_ORDER} WHERE message_id = OLD.{mid};
+            {keep_order}
         END""",
         # An edit keeps the old document searchable until it is re-indexed; a message
         # that moves (new id or chat) is hidden at once.
@@ -308,6 +440,7 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
         BEGIN
             INSERT OR IGNORE INTO {DELETED_MESSAGES}(message_id) VALUES (OLD.{mid});
             DELETE FROM {DIRTY_MESSAGES} WHERE message_id = OLD.{mid};
+            DELETE FROM {MESSAGE_ORDER} WHERE message_id = OLD.{mid};
         END""",
         # A new chat's messages mark themselves: its marker only asks the indexer to
         # adopt messages that named it before it existed, ones with neither a document
@@ -337,6 +470,7 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
 TRIGGERS = (
     "chat_recall_message_insert",
     "chat_recall_message_update",
+    "chat_recall_message_order_update",
     "chat_recall_message_delete",
     "chat_recall_chat_insert",
     "chat_recall_chat_update",
@@ -395,6 +529,10 @@ def install(connection: sqlite3.Connection, schema: HostSchema) -> int:
     (re)create the triggers. Returns the version found before."""
     connection.execute(f"CREATE TABLE IF NOT EXISTS {META} (key TEXT PRIMARY KEY, value TEXT)")
     found = schema_version(connection)
+    if found >= 4 and trigger_drift(connection, schema):
+        # Host writes may have gone untracked (a host migration dropped the triggers,
+        # or the mapping changed): the order is walked again.
+        refill_order(connection)
     for name in TRIGGERS:  # before the migrations: a renamed table would rewrite them
         connection.execute(f"DROP TRIGGER IF EXISTS {name}")
     for version in range(found + 1, SCHEMA_VERSION + 1):
@@ -404,18 +542,7 @@ def install(connection: sqlite3.Connection, schema: HostSchema) -> int:
         (str(SCHEMA_VERSION),),
     )
     create_triggers(connection, schema)
-    create_order_index(connection, schema)
     return found
-
-
-def create_order_index(connection: sqlite3.Connection, schema: HostSchema) -> None:
-    """The index on the host's messages that keyset reads use (restored if a host
-    migration that rebuilt its table dropped it)."""
-    connection.execute(
-        f"CREATE INDEX IF NOT EXISTS {MESSAGE_ORDER_INDEX} ON {schema.q('messages')}"
-        f"({schema.q('message_chat_id')}, {schema.q('message_created_at')}, "
-        f"{schema.q('message_id')})"
-    )
 
 
 def create_triggers(connection: sqlite3.Connection, schema: HostSchema) -> None:
@@ -539,9 +666,8 @@ def expected_triggers(schema: HostSchema) -> dict[str, str]:
 
 
 def trigger_drift(connection: sqlite3.Connection, schema: HostSchema) -> list[str]:
-    """How the installed triggers (and the index on the host's messages) differ from
-    what this release creates for `schema`: missing, changed, or unknown chat-recall
-    triggers; empty when they match."""
+    """How the installed triggers differ from what this release creates for `schema`:
+    missing, changed, or unknown chat-recall triggers; empty when they match."""
     expected = {name: _normalised(sql) for name, sql in expected_triggers(schema).items()}
     installed = {
         str(name): _normalised(str(sql))
@@ -559,11 +685,6 @@ def trigger_drift(connection: sqlite3.Connection, schema: HostSchema) -> list[st
     drift += [
         f"trigger {name} is unknown to this release" for name in installed if name not in expected
     ]
-    index = connection.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (MESSAGE_ORDER_INDEX,)
-    ).fetchone()
-    if index is None:
-        drift.append(f"index {MESSAGE_ORDER_INDEX} on the host's messages is missing")
     return sorted(drift)
 
 

@@ -14,9 +14,11 @@ from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.schema_version import NOT_INSTALLED
 from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
 
-# Rows per transaction when an install or upgrade walks the host's messages (measured:
-# marking 5,000 messages takes ~10 ms on a 1M-message database).
-FINISH_CHUNK = 5_000
+# Rows per transaction when an install or upgrade walks the host's messages (measured
+# on 200k payload-heavy messages: marking 5,000 and copying their order took 15-22 ms,
+# most of it reading each created_at past its row's content; 2,000 keep the lock well
+# inside 25 ms).
+FINISH_CHUNK = 2_000
 
 
 @attrs.frozen
@@ -65,8 +67,9 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
 def finish(database: SqliteDatabase, chunk: int = FINISH_CHUNK) -> None:
     """The part of an install or upgrade that grows with the database, in chunks of
     `chunk` rows, each its own short transaction (host writes go on in between): move
-    an older version's queues into the current tables, and mark every message of a
-    fresh install dirty. A crash in between is picked up at the next start."""
+    an older version's queues into the current tables, mark every message of a fresh
+    install dirty, and fill the message order (`migrations.MESSAGE_ORDER`). A crash in
+    between is picked up at the next start."""
     for table in migrations.LEGACY_DRAINS:
         while True:
             with database.writing() as connection:
@@ -75,25 +78,44 @@ def finish(database: SqliteDatabase, chunk: int = FINISH_CHUNK) -> None:
             make_way()
     while True:
         with database.writing() as connection:
-            row = connection.execute(
-                f"SELECT value FROM {migrations.META} WHERE key = ?", (migrations.MARKING_AFTER,)
-            ).fetchone()
-            if row is None:
+            if _walk_chunk(connection, database, chunk):
                 return
-            after = None if row[0] is None else int(row[0])
-            marked = migrations.mark_all_messages_dirty(
-                connection, database.schema, after=after, limit=chunk
-            )
-            if marked is None:
-                connection.execute(
-                    f"DELETE FROM {migrations.META} WHERE key = ?", (migrations.MARKING_AFTER,)
-                )
-                return
-            connection.execute(
-                f"UPDATE {migrations.META} SET value = ? WHERE key = ?",
-                (marked[1], migrations.MARKING_AFTER),
-            )
         make_way()
+
+
+# The walks over the host's messages, by meta key: each key holds the last id walked
+# (NULL: none yet) while its walk is unfinished.
+WALKS = (migrations.MARKING_AFTER, migrations.ORDER_FILLED_AFTER)
+
+
+def _walk_chunk(connection: sqlite3.Connection, database: SqliteDatabase, chunk: int) -> bool:
+    """One chunk of the unfinished walks (marking every message dirty, filling the
+    message order): the one furthest behind, and any other at the same id, share the
+    chunk, so a fresh install reads each message once. Returns True when none is left."""
+    marks = ", ".join("?" for _ in WALKS)
+    rows = connection.execute(
+        f"SELECT key, value FROM {migrations.META} WHERE key IN ({marks})", WALKS
+    ).fetchall()
+    if not rows:
+        return True
+    positions = {str(key): None if value is None else int(value) for key, value in rows}
+    after = min(positions.values(), key=lambda value: -1 if value is None else value)
+    keys = [key for key, value in positions.items() if value == after]
+    schema = database.schema
+    last = migrations.chunk_end(connection, schema, after=after, limit=chunk)
+    if migrations.ORDER_FILLED_AFTER in keys:
+        migrations.fill_order_range(connection, schema, after, last)
+    if last is None:
+        connection.execute(
+            f"DELETE FROM {migrations.META} WHERE key IN ({', '.join('?' for _ in keys)})", keys
+        )
+        return len(keys) == len(positions)
+    if migrations.MARKING_AFTER in keys:
+        migrations.mark_range(connection, schema, after, last)
+    connection.executemany(
+        f"UPDATE {migrations.META} SET value = ? WHERE key = ?", [(last, key) for key in keys]
+    )
+    return False
 
 
 def _rebuild_for(database: SqliteDatabase) -> None:

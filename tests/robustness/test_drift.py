@@ -22,7 +22,7 @@ from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.errors import IndexUnavailable, StorageDamaged
 from chat_recall.domain.messages import Role
-from chat_recall.domain.model import AppId
+from chat_recall.domain.model import AppId, ChatId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 from tests.robustness.damage import (
     DAMAGES,
@@ -190,12 +190,17 @@ def test_dropped_triggers_are_reported_and_index_restores_them(
         "chat_recall_message_insert",
         "chat_recall_message_update",
         "chat_recall_message_delete",
-        "chat_recall_messages_order",
+        "chat_recall_message_order_update",
     }
     assert all(c["fix"] == "repair" for c in missing)
     assert main(["index", "--db", str(database)]) == 0
     assert "repaired: recreated the triggers" in capsys.readouterr().out
     assert status(database, capsys)[0] == Exit.OK
+    # the chat's order was walked again: the untracked message is read in its place
+    with bootstrap.sqlite(database) as recall:
+        window = recall.repo.page(AppId(1), ChatId(1), 0, 100)
+    assert [m.content for m in window.messages][-1].startswith("written while the triggers")
+    assert len(window.messages) == 41
     add_message(database, 1, "written after the repair: yellowsubmarine")
     assert main(["index", "--db", str(database)]) == 0
     assert found(database, "yellowsubmarine") == 1

@@ -1,0 +1,275 @@
+"""Schema version 4: a chat's order is chat-recall's own table (`MESSAGE_ORDER`), never
+an index on the host's messages (SQLite builds an index in one statement, under the
+write lock for as long as it reads the table). Filled in the install's chunked walk,
+kept by the triggers, read through a join to the host's rows, and the host's own order
+read while it is being filled."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.sqlite import migrations, setup
+from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
+from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
+from chat_recall.application.service import ChatRecall
+from chat_recall.domain.messages import Role
+from chat_recall.domain.model import AppId, ChatId, MessageId
+
+# Stored times of several kinds: SQLite orders numbers before text, ties by id.
+TIMES: list[object] = [5, 3, 3, "2024-01-02", 4.5, 1, "2023-12-31", 9, 3, 7, 2, 8]
+
+
+def host_order(path: Path) -> list[tuple[object, ...]]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(
+            "SELECT id, chat_id, created_at FROM messages ORDER BY id"
+        ).fetchall()
+    finally:
+        connection.close()
+
+
+def copied_order(path: Path) -> list[tuple[object, ...]]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(
+            f"SELECT message_id, chat_id, created_at FROM {migrations.MESSAGE_ORDER} "
+            "ORDER BY message_id"
+        ).fetchall()
+    finally:
+        connection.close()
+
+
+def expected_ids(path: Path, chat_id: int) -> list[int]:
+    connection = sqlite3.connect(path)
+    try:
+        return [
+            row[0]
+            for row in connection.execute(
+                "SELECT id FROM messages WHERE chat_id = ? ORDER BY created_at, id", (chat_id,)
+            )
+        ]
+    finally:
+        connection.close()
+
+
+def host_history(path: Path, messages: int = 23) -> None:
+    connection = sqlite3.connect(path)
+    connection.executescript(REFERENCE_HOST_DDL)
+    connection.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (1, 1, 't', 1)")
+    connection.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (2, 1, 'u', 1)")
+    connection.executemany(
+        "INSERT INTO messages(chat_id, role, content, created_at) VALUES (?, 'user', ?, ?)",
+        [(1 + i % 2, f"history {i}", TIMES[i % len(TIMES)]) for i in range(messages)],
+    )
+    connection.commit()
+    connection.close()
+
+
+def page_ids(repo: SqliteMessageRepo, chat_id: int, limit: int = 100) -> list[int]:
+    window = repo.page(AppId(1), ChatId(chat_id), 0, limit)
+    return [message.id for message in window.messages]
+
+
+def test_a_fresh_install_adds_no_index_to_host_tables_and_fills_the_order_in_chunks(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "host.db"
+    host_history(path)
+    database = SqliteDatabase(path, HostSchema.reference())
+    with database.writing() as connection:
+        migrations.install(connection, database.schema)
+    setup.finish(database, chunk=5)
+    # the install, dropping the two empty legacy queues, then 5+5+5+5+3 and done: the
+    # marking and the order fill share each chunk of the walk
+    assert database.lock_stats.transactions == 1 + 2 + 6
+    with database.reading() as connection:
+        ours = connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' "
+            "AND tbl_name IN ('messages', 'chats') AND name LIKE 'chat_recall%'"
+        ).fetchall()
+        walks = connection.execute(
+            f"SELECT key FROM {migrations.META} WHERE key IN (?, ?)",
+            (migrations.MARKING_AFTER, migrations.ORDER_FILLED_AFTER),
+        ).fetchall()
+    assert ours == []
+    assert walks == []
+    database.close()
+    assert copied_order(path) == host_order(path)
+    assert len(host_order(path)) == 23
+
+
+def test_the_triggers_keep_the_order_with_every_host_write(tmp_path: Path) -> None:
+    path = tmp_path / "host.db"
+    host_history(path, messages=12)
+    with bootstrap.sqlite(path) as recall:
+        repo = recall.repo
+        assert isinstance(repo, SqliteMessageRepo)
+        host = sqlite3.connect(path, isolation_level=None)
+        host.execute("PRAGMA foreign_keys = ON")
+        writes = [
+            "UPDATE messages SET created_at = 0 WHERE id = 11",  # to the front of chat 1
+            "UPDATE messages SET chat_id = 2 WHERE id = 3",  # moved to another chat
+            "UPDATE messages SET created_at = 'late' WHERE id = 4",
+            "DELETE FROM messages WHERE id = 5",
+            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', 'n', 2)",
+            "REPLACE INTO messages(id, chat_id, role, content, created_at) "
+            "VALUES (7, 2, 'assistant', 'replaced', -1)",
+            "UPDATE messages SET id = 99 WHERE id = 9",
+        ]
+        for write in writes:
+            host.execute(write)
+            assert copied_order(path) == host_order(path), write
+            for chat_id in (1, 2):
+                assert page_ids(repo, chat_id) == expected_ids(path, chat_id), write
+        # a host statement's conflict policy applies to its triggers' statements: an
+        # order row left for a reused id (a chat's cascade leaves them to maintenance)
+        # neither fails the host's write nor keeps its stale chat
+        for policy, message_id in (("OR ROLLBACK", 1000), ("OR IGNORE", 1001)):
+            host.execute(
+                f"INSERT INTO {migrations.MESSAGE_ORDER}(message_id, chat_id, created_at) "
+                "VALUES (?, 2, 0)",
+                (message_id,),
+            )
+            host.execute(
+                f"INSERT {policy} INTO messages(id, chat_id, role, content, created_at) "
+                "VALUES (?, 1, 'user', 'reused', 6)",
+                (message_id,),
+            )
+            assert copied_order(path) == host_order(path), policy
+        assert page_ids(repo, 1) == expected_ids(path, 1)
+        # an update that sets none of id, chat and time never runs the order trigger:
+        # the host's row and the dirty marker are the only changes
+        before = host.total_changes
+        host.execute("UPDATE messages SET content = 'streamed' WHERE id = 2")
+        assert host.total_changes - before == 2
+        host.close()
+
+
+def test_reads_take_the_hosts_order_until_the_order_is_filled(tmp_path: Path) -> None:
+    path = tmp_path / "host.db"
+    host_history(path)
+    with bootstrap.sqlite(path) as recall:
+        repo = recall.repo
+        assert isinstance(repo, SqliteMessageRepo)
+        first = expected_ids(path, 1)
+
+        def reads() -> tuple[object, ...]:
+            return (
+                page_ids(repo, 1),
+                page_ids(repo, 2, limit=4),
+                repo.around(AppId(1), ChatId(1), MessageId(first[5]), 2, 2).messages,
+                repo.next_message_ids(AppId(1), [MessageId(i) for i in first]),
+                repo.last_message_at(AppId(1), [ChatId(1), ChatId(2)]),
+            )
+
+        filled = reads()
+        assert filled[0] == first
+        connection = sqlite3.connect(path, isolation_level=None)
+        connection.execute(f"DELETE FROM {migrations.MESSAGE_ORDER}")  # as a fill begins
+        connection.execute(
+            f"INSERT INTO {migrations.META}(key, value) VALUES (?, NULL)",
+            (migrations.ORDER_FILLED_AFTER,),
+        )
+        connection.close()
+        assert reads() == filled
+        database = SqliteDatabase(path, HostSchema.reference())
+        setup.finish(database)
+        database.close()
+        assert copied_order(path) == host_order(path)
+        assert reads() == filled
+
+
+def test_a_stale_order_row_is_never_read(tmp_path: Path) -> None:
+    """Rows left by writes the triggers missed (a host migration dropped them) name a
+    message that is gone or in another chat: the join to the host's rows drops them."""
+    path = tmp_path / "host.db"
+    host_history(path, messages=12)
+    with bootstrap.sqlite(path) as recall:
+        repo = recall.repo
+        assert isinstance(repo, SqliteMessageRepo)
+        connection = sqlite3.connect(path, isolation_level=None)
+        connection.execute(
+            f"INSERT OR REPLACE INTO {migrations.MESSAGE_ORDER}(message_id, chat_id, created_at) "
+            "VALUES (500, 1, 0), (2, 1, 0)"  # a message that never was; one of chat 2's
+        )
+        connection.close()
+        assert page_ids(repo, 1) == expected_ids(path, 1)
+        assert 2 not in page_ids(repo, 1)
+
+
+@pytest.mark.parametrize("engine", [Engine.SQLITE, Engine.TANTIVY])
+def test_a_deleted_chats_order_rows_go_with_maintenance(tmp_path: Path, engine: Engine) -> None:
+    path = tmp_path / "host.db"
+    recall: ChatRecall
+    with bootstrap.sqlite(path, create_host_schema=True, engine=engine) as recall:
+        big = recall.host.create_chat(AppId(1), "big", 1)
+        kept = recall.host.create_chat(AppId(1), "kept", 1)
+        for index in range(300):
+            recall.host.add_message(big, Role.USER, f"gone words {index}", 2 + index)
+        recall.host.add_message(kept, Role.USER, "kept words", 2)
+        recall.indexer.run_until_idle()
+        connection = sqlite3.connect(path, isolation_level=None)
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute("DELETE FROM chats WHERE id = ?", (big,))
+        left = f"SELECT count(*) FROM {migrations.MESSAGE_ORDER} WHERE chat_id = ?"
+        # the cascade skipped the triggers (one row for the whole chat)...
+        assert connection.execute(left, (big,)).fetchone()[0] == 300
+        recall.indexer.run_until_idle()
+        # ...and maintenance removed its order rows in bounded steps
+        assert connection.execute(left, (big,)).fetchone()[0] == 0
+        assert connection.execute(left, (kept,)).fetchone()[0] == 1
+        connection.close()
+
+
+def test_a_version_3_index_upgrades_to_the_order_table(tmp_path: Path) -> None:
+    """Version 3 ordered reads by an index on the host's messages: the upgrade fills
+    the order table in chunks and keeps that index (dropping it is one statement under
+    the write lock too) until uninstall removes it with everything else."""
+    path = tmp_path / "host.db"
+    host_history(path)
+    with bootstrap.sqlite(path):
+        pass
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.executescript(
+        f"""
+        BEGIN;
+        DROP TRIGGER chat_recall_message_order_update;
+        DROP TABLE {migrations.MESSAGE_ORDER};
+        CREATE INDEX {migrations.MESSAGE_ORDER_INDEX} ON messages(chat_id, created_at, id);
+        UPDATE {migrations.META} SET value = '3' WHERE key = 'schema_version';
+        COMMIT;
+        """
+    )
+    connection.close()
+    database = SqliteDatabase(path, HostSchema.reference())
+    report = setup.start(database)
+    database.close()
+    assert report.previous_version == 3
+    assert copied_order(path) == host_order(path)
+    with bootstrap.sqlite(path) as recall:
+        repo = recall.repo
+        assert isinstance(repo, SqliteMessageRepo)
+        assert page_ids(repo, 1) == expected_ids(path, 1)
+    connection = sqlite3.connect(path)
+    assert connection.execute(
+        "SELECT count(*) FROM sqlite_master WHERE name = ?", (migrations.MESSAGE_ORDER_INDEX,)
+    ).fetchone() == (1,)
+    connection.close()
+    database = SqliteDatabase(path, HostSchema.reference())
+    setup.uninstall(database)
+    database.close()
+    connection = sqlite3.connect(path)
+    assert (
+        connection.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name LIKE 'chat_recall%'"
+        ).fetchone()[0]
+        == 0
+    )
+    connection.close()
