@@ -380,33 +380,53 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
     # the host's migration. So a message's marker leaves its app to its chat (NULL: see
     # `SqliteDirtyQueue.pending_in_app`); the rebuilt table's own triggers go with it,
     # which status reports (fix: repair).
+    #
+    # A host statement's own conflict policy (`INSERT OR IGNORE`, `UPDATE OR ROLLBACK`)
+    # overrides the one of every statement its triggers run. So no statement here relies
+    # on a policy: a row that could conflict (a marker not yet indexed, a record not yet
+    # reclaimed, an order row a chat's cascade left for a reused id) is deleted first,
+    # or the insert skips an existing one. Otherwise an `OR ROLLBACK` write would fail
+    # on a row of ours, and an `OR IGNORE` one would keep a marker's old seq (the
+    # indexer would take the change as indexed).
     mark_message = f"""
-        INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
+        DELETE FROM {DIRTY_MESSAGES} WHERE message_id = NEW.{mid};
+        INSERT INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
         VALUES (NEW.{mid}, NULL, NEW.{mchat}, random());
     """
-    # A host statement's own conflict policy (INSERT OR IGNORE, OR ROLLBACK) overrides
-    # the one of every statement its triggers run, so an order row that could conflict
-    # (left by a chat's cascade, its id reused) is deleted first: then no policy ever
-    # applies, and no host write is ignored in part or failed.
     keep_order = f"""
         DELETE FROM {MESSAGE_ORDER} WHERE message_id = NEW.{mid};
         INSERT INTO {MESSAGE_ORDER}(message_id, chat_id, created_at)
         VALUES (NEW.{mid}, NEW.{mchat}, NEW.{created});
     """
     mark_chat = f"""
-        INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
+        DELETE FROM {DIRTY_CHATS} WHERE chat_id = NEW.{cid};
+        INSERT INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
         VALUES (NEW.{cid}, NEW.{capp}, random(), 0);
     """
+
+    def record_deleted(table: str, key: str, value: str, condition: str) -> str:
+        return (
+            f"INSERT INTO {table}({key}) SELECT {value} WHERE {condition} "
+            f"AND NOT EXISTS (SELECT 1 FROM {table} WHERE {key} = {value});"
+        )
+
+    hide_replaced = record_deleted(
+        DELETED_MESSAGES,
+        "message_id",
+        f"NEW.{mid}",
+        f"EXISTS (SELECT 1 FROM {DOCS} "
+        f"WHERE message_id = NEW.{mid} AND chat_id IS NOT NEW.{mchat})",
+    )
+    hide_moved_message = record_deleted(DELETED_MESSAGES, "message_id", f"OLD.{mid}", message_moved)
+    hide_moved_chat = record_deleted(DELETED_CHATS, "chat_id", f"OLD.{cid}", chat_moved)
+
     return [
         # REPLACE INTO messages deletes the old row without a delete trigger (unless the
         # host turns recursive_triggers on): a message it moved to another chat is hidden
         # at once, as an UPDATE that moves one is.
         f"""CREATE TRIGGER chat_recall_message_insert AFTER INSERT ON {messages}
         BEGIN
-            INSERT OR IGNORE INTO {DELETED_MESSAGES}(message_id)
-                SELECT NEW.{mid} WHERE EXISTS (
-                    SELECT 1 FROM {DOCS} WHERE message_id = NEW.{mid} AND chat_id IS NOT NEW.{mchat}
-                );
+            {hide_replaced}
             {mark_message}
             {keep_order}
         END""",
@@ -425,8 +445,7 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
         f"""CREATE TRIGGER chat_recall_message_update AFTER UPDATE ON {messages}
         WHEN {message_changed}
         BEGIN
-            INSERT OR IGNORE INTO {DELETED_MESSAGES}(message_id)
-                SELECT OLD.{mid} WHERE {message_moved};
+            {hide_moved_message}
             DELETE FROM {DIRTY_MESSAGES}
                 WHERE OLD.{mid} IS NOT NEW.{mid} AND message_id = OLD.{mid};
             {mark_message}
@@ -449,13 +468,14 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
         # table, drop then rename, must not trip over a trigger on chats.)
         f"""CREATE TRIGGER chat_recall_chat_insert AFTER INSERT ON {chats}
         BEGIN
-            INSERT OR REPLACE INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
+            DELETE FROM {DIRTY_CHATS} WHERE chat_id = NEW.{cid};
+            INSERT INTO {DIRTY_CHATS}(chat_id, app_id, seq, adopt)
             VALUES (NEW.{cid}, NEW.{capp}, random(), 1);
         END""",
         f"""CREATE TRIGGER chat_recall_chat_update AFTER UPDATE ON {chats}
         WHEN OLD.{title} IS NOT NEW.{title} OR {chat_moved}
         BEGIN
-            INSERT OR IGNORE INTO {DELETED_CHATS}(chat_id) SELECT OLD.{cid} WHERE {chat_moved};
+            {hide_moved_chat}
             DELETE FROM {DIRTY_CHATS} WHERE OLD.{cid} IS NOT NEW.{cid} AND chat_id = OLD.{cid};
             {mark_chat}
         END""",

@@ -277,3 +277,47 @@ def test_a_host_with_text_ids_is_refused_before_any_trigger_exists(
     connection.execute("UPDATE messages SET content = 'edited'")
     connection.execute("DELETE FROM messages")
     connection.close()
+
+
+def marker_seq(connection: sqlite3.Connection, table: str, key: str, value: int) -> object:
+    row = connection.execute(f"SELECT seq FROM {table} WHERE {key} = ?", (value,)).fetchone()
+    return None if row is None else row[0]
+
+
+@pytest.mark.parametrize("policy", ["OR ROLLBACK", "OR ABORT", "OR FAIL", "OR IGNORE"])
+def test_a_host_statements_conflict_policy_never_fails_or_weakens_a_trigger(
+    tmp_path: Path, policy: str
+) -> None:
+    """SQLite applies the conflict policy of the host's statement to every statement its
+    triggers run: a marker not yet indexed, a deletion record not yet reclaimed, must
+    neither fail the host's write (OR ROLLBACK / ABORT / FAIL) nor keep its old seq
+    (OR IGNORE: the indexer would take the change as indexed)."""
+    path = tmp_path / "host.db"
+    with bootstrap.sqlite(path, create_host_schema=True) as recall:
+        first = recall.host.create_chat(AppId(1), "first", 1)
+        second = recall.host.create_chat(AppId(1), "second", 1)
+        for index in range(4):
+            recall.host.add_message(first, Role.USER, f"policy words {index}", 2 + index)
+        recall.indexer.run_until_idle()
+        host = sqlite3.connect(path, isolation_level=None)
+        dirty, chats = migrations.DIRTY_MESSAGES, migrations.DIRTY_CHATS
+        # twice each: the second write meets the marker or record the first one left
+        for content in ("edited alphaone", "edited omegatwo"):
+            before = marker_seq(host, dirty, "message_id", 1)
+            host.execute(f"UPDATE {policy} messages SET content = ? WHERE id = 1", (content,))
+            assert marker_seq(host, dirty, "message_id", 1) not in (None, before)
+        for title in ("renamed once", "renamed twice"):
+            before = marker_seq(host, chats, "chat_id", first)
+            host.execute(f"UPDATE {policy} chats SET title = ? WHERE id = ?", (title, first))
+            assert marker_seq(host, chats, "chat_id", first) not in (None, before)
+        for chat in (second, first):  # moved away and back before maintenance
+            host.execute(f"UPDATE {policy} messages SET chat_id = ? WHERE id = 2", (chat,))
+        for app in (2, 3):
+            host.execute(f"UPDATE {policy} chats SET app_id = ? WHERE id = ?", (app, second))
+        host.close()
+        recall.indexer.run_until_idle()
+        assert recall.dirty.backlog().is_empty
+        words = ScopedQuery(MatchQuery.of_words("omegatwo"), AppId(1))
+        assert [hit.message_id for hit in recall.index.search(words)] == [MessageId(1)]
+        moved = ScopedQuery(MatchQuery.of_words("words"), AppId(1))
+        assert sorted(hit.message_id for hit in recall.index.search(moved)) == [2, 3, 4]
