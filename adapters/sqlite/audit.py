@@ -22,6 +22,7 @@ from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.migrations import (
     APPS,
     DOCS,
+    ORDER_TABLE_VERSION,
     PURGE,
     SCHEMA_VERSION,
     derived_objects,
@@ -100,6 +101,11 @@ class SqliteIndexAudit:
             )
         if drifted:
             done.append("recreated the triggers (" + "; ".join(drifted) + ")")
+            if report.previous_version >= ORDER_TABLE_VERSION:  # `migrations.install`
+                done.append(
+                    "walked every message into the chat order again (host writes made "
+                    "while the triggers were missing are read in their place)"
+                )
         done += report.registry_repairs
         self.index.forget_tables()
         return done

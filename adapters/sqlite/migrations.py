@@ -35,6 +35,8 @@ from chat_recall.domain.schema_version import usable_version
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
 SCHEMA_VERSION = 4
+# The version that keeps a chat's order in MESSAGE_ORDER (see the module doc).
+ORDER_TABLE_VERSION = 4
 PREFIX = "chat_recall_"
 
 META = "chat_recall_meta"
@@ -549,7 +551,7 @@ def install(connection: sqlite3.Connection, schema: HostSchema) -> int:
     (re)create the triggers. Returns the version found before."""
     connection.execute(f"CREATE TABLE IF NOT EXISTS {META} (key TEXT PRIMARY KEY, value TEXT)")
     found = schema_version(connection)
-    if found >= 4 and trigger_drift(connection, schema):
+    if found >= ORDER_TABLE_VERSION and trigger_drift(connection, schema):
         # Host writes may have gone untracked (a host migration dropped the triggers,
         # or the mapping changed): the order is walked again.
         refill_order(connection)

@@ -194,7 +194,9 @@ def test_dropped_triggers_are_reported_and_index_restores_them(
     }
     assert all(c["fix"] == "repair" for c in missing)
     assert main(["index", "--db", str(database)]) == 0
-    assert "repaired: recreated the triggers" in capsys.readouterr().out
+    repaired = capsys.readouterr().out
+    assert "repaired: recreated the triggers" in repaired
+    assert "walked every message into the chat order again" in repaired
     assert status(database, capsys)[0] == Exit.OK
     # the chat's order was walked again: the untracked message is read in its place
     with bootstrap.sqlite(database) as recall:
@@ -497,7 +499,9 @@ def test_the_facade_checks_and_repairs_both_adapters(tmp_path: Path) -> None:
         "chat_recall_message_insert"
     ]
     assert recall.repair() == [
-        "recreated the triggers (trigger chat_recall_message_insert is missing)"
+        "recreated the triggers (trigger chat_recall_message_insert is missing)",
+        "walked every message into the chat order again (host writes made while the "
+        "triggers were missing are read in their place)",
     ]
     assert all(f.ok for f in recall.check())
     recall.close()
