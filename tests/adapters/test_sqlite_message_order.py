@@ -6,7 +6,9 @@ read while it is being filled."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -72,6 +74,15 @@ def host_history(path: Path, messages: int = 23) -> None:
     connection.close()
 
 
+@contextlib.contextmanager
+def installed(path: Path, messages: int) -> Iterator[SqliteMessageRepo]:
+    """A host history with chat-recall installed (not indexed), and its message repo."""
+    host_history(path, messages)
+    with bootstrap.sqlite(path) as recall:
+        assert isinstance(recall.repo, SqliteMessageRepo)
+        yield recall.repo
+
+
 def page_ids(repo: SqliteMessageRepo, chat_id: int, limit: int = 100) -> list[int]:
     window = repo.page(AppId(1), ChatId(chat_id), 0, limit)
     return [message.id for message in window.messages]
@@ -98,8 +109,12 @@ def test_a_fresh_install_adds_no_index_to_host_tables_and_fills_the_order_in_chu
             f"SELECT key FROM {migrations.META} WHERE key IN (?, ?)",
             (migrations.MARKING_AFTER, migrations.ORDER_FILLED_AFTER),
         ).fetchall()
+        marked = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
+            0
+        ]
     assert ours == []
     assert walks == []
+    assert marked == 23
     database.close()
     assert copied_order(path) == host_order(path)
     assert len(host_order(path)) == 23
@@ -107,10 +122,7 @@ def test_a_fresh_install_adds_no_index_to_host_tables_and_fills_the_order_in_chu
 
 def test_the_triggers_keep_the_order_with_every_host_write(tmp_path: Path) -> None:
     path = tmp_path / "host.db"
-    host_history(path, messages=12)
-    with bootstrap.sqlite(path) as recall:
-        repo = recall.repo
-        assert isinstance(repo, SqliteMessageRepo)
+    with installed(path, messages=12) as repo:
         host = sqlite3.connect(path, isolation_level=None)
         host.execute("PRAGMA foreign_keys = ON")
         writes = [
@@ -154,10 +166,7 @@ def test_the_triggers_keep_the_order_with_every_host_write(tmp_path: Path) -> No
 
 def test_reads_take_the_hosts_order_until_the_order_is_filled(tmp_path: Path) -> None:
     path = tmp_path / "host.db"
-    host_history(path)
-    with bootstrap.sqlite(path) as recall:
-        repo = recall.repo
-        assert isinstance(repo, SqliteMessageRepo)
+    with installed(path, messages=23) as repo:
         first = expected_ids(path, 1)
 
         def reads() -> tuple[object, ...]:
@@ -190,10 +199,7 @@ def test_a_stale_order_row_is_never_read(tmp_path: Path) -> None:
     """Rows left by writes the triggers missed (a host migration dropped them) name a
     message that is gone or in another chat: the join to the host's rows drops them."""
     path = tmp_path / "host.db"
-    host_history(path, messages=12)
-    with bootstrap.sqlite(path) as recall:
-        repo = recall.repo
-        assert isinstance(repo, SqliteMessageRepo)
+    with installed(path, messages=12) as repo:
         connection = sqlite3.connect(path, isolation_level=None)
         connection.execute(
             f"INSERT OR REPLACE INTO {migrations.MESSAGE_ORDER}(message_id, chat_id, created_at) "

@@ -1,7 +1,8 @@
 """Schema version 3: the cheap triggers (a chat delete writes one row), work that grows
-with the database done in short transactions (re-marking a renamed chat, marking a
-fresh install), and the upgrade from a version-2 database with work pending (markers,
-documents awaiting purge), moved over in bounded chunks."""
+with the database done in short transactions (re-marking a renamed chat; a fresh
+install's walk is in test_sqlite_message_order), and the upgrade from a version-2
+database with work pending (markers, documents awaiting purge), moved over in bounded
+chunks."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite import dirty_queue, migrations, setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
+from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import SchemaMismatch
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
@@ -115,37 +116,6 @@ def test_a_version_2_database_upgrades_in_chunks_and_loses_nothing(tmp_path: Pat
         assert recall.index.stats(AppId(1)).unreclaimed == 0
         query = ScopedQuery(MatchQuery.of_words("new"), AppId(1))  # the renamed title
         assert len(recall.index.search(query)) == 45
-
-
-def test_a_fresh_install_marks_existing_history_in_chunks(tmp_path: Path) -> None:
-    path = tmp_path / "host.db"
-    connection = sqlite3.connect(path)
-    connection.executescript(REFERENCE_HOST_DDL)
-    connection.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (1, 1, 't', 1)")
-    connection.executemany(
-        "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, 1)",
-        [(f"history {i}",) for i in range(23)],
-    )
-    connection.commit()
-    connection.close()
-    database = SqliteDatabase(path, HostSchema.reference())
-    with database.writing() as connection:
-        migrations.install(connection, database.schema)
-    setup.finish(database, chunk=5)
-    # the install, dropping the two empty legacy queues, then 5+5+5+5+3 and done
-    assert database.lock_stats.transactions == 1 + 2 + 6
-    with database.reading() as connection:
-        assert (
-            connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[0]
-            == 23
-        )
-        assert (
-            connection.execute(
-                f"SELECT 1 FROM {migrations.META} WHERE key = ?", (migrations.MARKING_AFTER,)
-            ).fetchone()
-            is None
-        )
-    database.close()
 
 
 def test_a_chat_delete_writes_one_row_whatever_the_chat_size(tmp_path: Path) -> None:
