@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import sqlite3
+import time
+from typing import TYPE_CHECKING
 
 import attrs
+
+if TYPE_CHECKING:
+    from chat_recall.domain.indexing import BatchSizing
 
 from chat_recall.adapters.sqlite import migrations, registry
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5, make_way
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
-from chat_recall.domain.errors import IndexUnavailable
+from chat_recall.domain.errors import IndexUnavailable, TransactionOverTime
 from chat_recall.domain.schema_version import NOT_INSTALLED
 from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
-
-# Rows per transaction when an install or upgrade walks the host's messages (measured
-# on 200k payload-heavy messages: marking 5,000 and copying their order took 15-22 ms,
-# most of it reading each created_at past its row's content; 2,000 keep the lock well
-# inside 25 ms).
-FINISH_CHUNK = 2_000
 
 
 @attrs.frozen
@@ -64,22 +63,47 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
     return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty), rebuilt, tuple(repairs))
 
 
-def finish(database: SqliteDatabase, chunk: int = FINISH_CHUNK) -> None:
-    """The part of an install or upgrade that grows with the database, in chunks of
-    `chunk` rows, each its own short transaction (host writes go on in between): move
-    an older version's queues into the current tables, mark every message of a fresh
-    install dirty, and fill the message order (`migrations.MESSAGE_ORDER`). A crash in
-    between is picked up at the next start."""
+def finish(
+    database: SqliteDatabase,
+    sizing: BatchSizing | None = None,
+    limit_seconds: float | None = None,
+) -> None:
+    """The part of an install or upgrade that grows with the database, in chunks, each
+    its own short transaction (host writes go on in between): move an older version's
+    queues into the current tables (`sizing.initial` rows at a time), mark every
+    message of a fresh install dirty, and fill the message order
+    (`migrations.MESSAGE_ORDER`). The walk's chunks follow `sizing` and run under the
+    indexer's time limit: one still open at it is rolled back and taken again halved
+    (one of `sizing.minimum` rows runs without a limit). `sizing` and `limit_seconds`
+    default to `BatchSizing.host_walk` and `HostYield.limit_seconds`. A crash in between
+    is picked up at the next start."""
+    # Here, not at the top: `search` and `read` import this module and start faster
+    # without the indexing policies.
+    from chat_recall.domain.indexing import BatchSizing, HostYield
+
+    sizing = sizing or BatchSizing.host_walk()
+    walk_limit = HostYield().limit_seconds if limit_seconds is None else limit_seconds
     for table in migrations.LEGACY_DRAINS:
         while True:
             with database.writing() as connection:
-                if migrations.drain_legacy(connection, table, chunk):
+                if migrations.drain_legacy(connection, table, sizing.initial):
                     break
             make_way()
+    size = sizing.initial
     while True:
-        with database.writing() as connection:
-            if _walk_chunk(connection, database, chunk):
-                return
+        started = time.perf_counter()
+        # The smallest chunk runs without a limit, so the walk always moves on.
+        limit = walk_limit if size > sizing.minimum else None
+        try:
+            with database.writing(time_limit_seconds=limit) as connection:
+                done = _walk_chunk(connection, database, size)
+        except TransactionOverTime:
+            size = max(sizing.minimum, size // 2)
+            make_way()
+            continue
+        if done:
+            return
+        size = sizing.next_size(size, time.perf_counter() - started, full=True)
         make_way()
 
 

@@ -20,6 +20,7 @@ from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
 from chat_recall.application.service import ChatRecall
+from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, MessageId
 
@@ -96,7 +97,7 @@ def test_a_fresh_install_adds_no_index_to_host_tables_and_fills_the_order_in_chu
     database = SqliteDatabase(path, HostSchema.reference())
     with database.writing() as connection:
         migrations.install(connection, database.schema)
-    setup.finish(database, chunk=5)
+    setup.finish(database, BatchSizing(initial=5, minimum=5, maximum=5))
     # the install, dropping the two empty legacy queues, then 5+5+5+5+3 and done: the
     # marking and the order fill share each chunk of the walk
     assert database.lock_stats.transactions == 1 + 2 + 6
@@ -118,6 +119,27 @@ def test_a_fresh_install_adds_no_index_to_host_tables_and_fills_the_order_in_chu
     database.close()
     assert copied_order(path) == host_order(path)
     assert len(host_order(path)) == 23
+
+
+def test_a_walk_chunk_over_the_time_limit_is_rolled_back_and_taken_again_halved(
+    tmp_path: Path,
+) -> None:
+    """With a limit every chunk outlives, each limited one is interrupted and rolled
+    back whole; the walk halves down to its smallest chunk (run without a limit) and
+    still ends with every message marked and in order."""
+    path = tmp_path / "host.db"
+    host_history(path)
+    database = SqliteDatabase(path, HostSchema.reference())
+    with database.writing() as connection:
+        migrations.install(connection, database.schema)
+    setup.finish(database, BatchSizing(initial=8, minimum=2, maximum=8), limit_seconds=0.0)
+    with database.reading() as connection:
+        marked = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
+            0
+        ]
+    database.close()
+    assert marked == 23
+    assert copied_order(path) == host_order(path)
 
 
 def test_the_triggers_keep_the_order_with_every_host_write(tmp_path: Path) -> None:

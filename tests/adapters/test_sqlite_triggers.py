@@ -16,7 +16,7 @@ from chat_recall.adapters.sqlite import dirty_queue, migrations, setup
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import SchemaMismatch
-from chat_recall.domain.indexing import build_document
+from chat_recall.domain.indexing import BatchSizing, build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
@@ -88,7 +88,9 @@ def test_a_version_2_database_upgrades_in_chunks_and_loses_nothing(tmp_path: Pat
     database = SqliteDatabase(path, HostSchema.reference())
     with database.writing() as connection:
         assert migrations.install(connection, database.schema) == 2
-    setup.finish(database, chunk=3)  # 10 markers: several chunks
+    setup.finish(
+        database, BatchSizing(initial=3, minimum=3, maximum=3)
+    )  # 10 markers: several chunks
     assert database.lock_stats.transactions > 4
     with database.reading() as connection:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
