@@ -27,7 +27,12 @@ import attrs
 
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.host_values import host_value, typed
-from chat_recall.adapters.sqlite.migrations import MESSAGE_ORDER, META, ORDER_FILLED_AFTER
+from chat_recall.adapters.sqlite.migrations import (
+    MESSAGE_ORDER,
+    META,
+    ORDER_FILLED_AFTER,
+    ORDER_KEEPERS,
+)
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import NotFound
 from chat_recall.domain.host_values import (
@@ -144,13 +149,19 @@ class SqliteMessageRepo:
         self._host_order = _Order.host(s)
 
     def _order_of(self, connection: sqlite3.Connection) -> _Order:
-        """The copied order once it is filled; the host's until then (an install or a
-        repair still walking, or an index of version 3 or older read without upgrade)."""
+        """The copied order once it is filled and kept; the host's otherwise: an install
+        or a repair still walking, an index of version 3 or older read without upgrade,
+        or triggers that keep it missing (a host migration that rebuilt the messages
+        table dropped them: writes since then are not in the copy until a start
+        recreates them and walks it again)."""
+        keepers = ", ".join("?" for _ in ORDER_KEEPERS)
         try:
             filled = connection.execute(
                 "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?) "
-                f"AND NOT EXISTS (SELECT 1 FROM {META} WHERE key = ?)",
-                (MESSAGE_ORDER, ORDER_FILLED_AFTER),
+                f"AND NOT EXISTS (SELECT 1 FROM {META} WHERE key = ?) "
+                "AND (SELECT count(*) FROM sqlite_master WHERE type = 'trigger' "
+                f"AND name IN ({keepers})) = ?",
+                (MESSAGE_ORDER, ORDER_FILLED_AFTER, *ORDER_KEEPERS, len(ORDER_KEEPERS)),
             ).fetchone()[0]
         except sqlite3.OperationalError:  # no meta table: nothing of ours to read
             filled = False
@@ -459,8 +470,7 @@ class SqliteMessageRepo:
             greatest.append(f"max(CASE WHEN typeof({created}) = 'text' THEN {created} END)")
             rows = connection.execute(
                 f"SELECT o.{order.chat}, {', '.join(typed(g) for g in greatest)} "
-                f"FROM {order.table} AS o JOIN {s.q('chats')} AS c "
-                f"ON c.{s.q('chat_id')} = o.{order.chat} "
+                f"FROM {order.scoped()} "
                 f"WHERE o.{order.chat} IN ({marks}) AND c.{s.q('chat_app_id')} = ? "
                 f"GROUP BY o.{order.chat}",
                 (*chat_ids, app_id),

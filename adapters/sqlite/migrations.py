@@ -278,16 +278,20 @@ def mark_all_messages_dirty(
 def forget_order_of_gone_chat(
     connection: sqlite3.Connection, schema: HostSchema, chat_id: int, limit: int
 ) -> int:
-    """Remove up to `limit` order rows of a chat that no longer exists (its messages
-    left with it, in a cascade the delete trigger skips, so a chat's delete costs one
-    row whatever its size); returns how many. Rows of a chat that still exists are
-    kept: reads join each to its host message, so a stale one is never seen."""
+    """Of a deleted chat's first `limit` order rows, remove those whose message is gone
+    (or in another chat): its messages left with it in a cascade the delete trigger
+    skips, so a chat's delete costs one row whatever its size. Returns how many went:
+    `limit` when more may follow. Rows whose message is still there are kept (a host
+    without foreign keys keeps a deleted chat's messages, which read again if the chat
+    comes back); reads join each row to its message, so a stale one is never seen."""
     s = schema
     cursor = connection.execute(
         f"DELETE FROM {MESSAGE_ORDER} WHERE message_id IN ("
-        f"SELECT message_id FROM {MESSAGE_ORDER} WHERE chat_id = ? LIMIT ?) "
-        f"AND NOT EXISTS (SELECT 1 FROM {s.q('chats')} WHERE {s.q('chat_id')} = ?)",
-        (chat_id, limit, chat_id),
+        f"SELECT o.message_id FROM (SELECT message_id, chat_id FROM {MESSAGE_ORDER} "
+        f"WHERE chat_id = ? LIMIT ?) AS o WHERE NOT EXISTS (SELECT 1 FROM {s.q('messages')} "
+        f"AS m WHERE m.{s.q('message_id')} = o.message_id "
+        f"AND m.{s.q('message_chat_id')} = o.chat_id))",
+        (chat_id, limit),
     )
     return max(int(cursor.rowcount), 0)
 
@@ -489,6 +493,12 @@ def _trigger_sql(schema: HostSchema) -> list[str]:
     ]
 
 
+# The triggers that keep MESSAGE_ORDER: without any of them, reads take the host's order.
+ORDER_KEEPERS = (
+    "chat_recall_message_insert",
+    "chat_recall_message_order_update",
+    "chat_recall_message_delete",
+)
 TRIGGERS = (
     "chat_recall_message_insert",
     "chat_recall_message_update",

@@ -301,3 +301,72 @@ def test_a_version_3_index_upgrades_to_the_order_table(tmp_path: Path) -> None:
         == 0
     )
     connection.close()
+
+
+def test_a_chat_deleted_without_foreign_keys_reads_whole_when_it_comes_back(
+    tmp_path: Path,
+) -> None:
+    """Without foreign keys a chat's delete leaves its messages: maintenance keeps
+    their order rows, so the chat reads whole when its id comes back (red-team: it read
+    empty)."""
+    path = tmp_path / "host.db"
+    with bootstrap.sqlite(path, create_host_schema=True) as recall:
+        chat = recall.host.create_chat(AppId(1), "c", 1)
+        first = recall.host.add_message(chat, Role.USER, "alpha words", 10)
+        second = recall.host.add_message(chat, Role.USER, "beta words", 20)
+        recall.indexer.run_until_idle()
+        host = sqlite3.connect(path, isolation_level=None)  # foreign_keys off: no cascade
+        host.execute("DELETE FROM chats WHERE id = ?", (chat,))
+        recall.indexer.run_until_idle()
+        host.execute(
+            "INSERT INTO chats(id, app_id, title, created_at) VALUES (?, 1, 'back', 1)", (chat,)
+        )
+        host.close()
+        recall.indexer.run_until_idle()
+        window = recall.repo.page(AppId(1), ChatId(chat), 0, 10)
+        assert [message.id for message in window.messages] == [first, second]
+        assert recall.repo.last_message_at(AppId(1), [ChatId(chat)]) == {ChatId(chat): 20}
+
+
+def test_a_reused_chat_id_never_reports_a_deleted_messages_time(tmp_path: Path) -> None:
+    """A chat deleted with its messages (a cascade: their order rows wait for
+    maintenance), its id reused at once: the last message time is the new chat's
+    (red-team: it was the deleted message's)."""
+    path = tmp_path / "host.db"
+    with bootstrap.sqlite(path, create_host_schema=True) as recall:
+        chat = recall.host.create_chat(AppId(1), "c", 1)
+        recall.host.add_message(chat, Role.USER, "old words", 2_000_000_000)
+        host = sqlite3.connect(path, isolation_level=None)
+        host.execute("PRAGMA foreign_keys = ON")
+        host.execute("DELETE FROM chats WHERE id = ?", (chat,))
+        host.execute(
+            "INSERT INTO chats(id, app_id, title, created_at) VALUES (?, 1, 'new', 1)", (chat,)
+        )
+        host.execute(
+            "INSERT INTO messages(chat_id, role, content, created_at) "
+            "VALUES (?, 'user', 'n', 1000)",
+            (chat,),
+        )
+        host.close()
+        assert recall.repo.last_message_at(AppId(1), [ChatId(chat)]) == {ChatId(chat): 1000}
+
+
+def test_reads_take_the_hosts_order_while_the_triggers_that_keep_it_are_missing(
+    tmp_path: Path,
+) -> None:
+    """A host migration that rebuilt the messages table dropped the triggers: writes
+    since then are not in the copy, so reads take the host's order until a start
+    recreates the triggers and walks the order again (red-team: a new message was
+    missing and a changed time ignored until then)."""
+    path = tmp_path / "host.db"
+    with installed(path, messages=12) as repo:
+        host = sqlite3.connect(path, isolation_level=None)
+        for name in migrations.ORDER_KEEPERS:
+            host.execute(f"DROP TRIGGER {name}")
+        host.execute(
+            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', 'n', 0)"
+        )
+        host.execute("UPDATE messages SET created_at = 99 WHERE id = 1")
+        host.close()
+        for chat_id in (1, 2):
+            assert page_ids(repo, chat_id) == expected_ids(path, chat_id)
