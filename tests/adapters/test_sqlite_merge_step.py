@@ -15,6 +15,7 @@ import pytest
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite.index_store import (
     MERGE_BUDGET_SECONDS,
+    MERGE_SEGMENTS_PER_LEVEL,
     MERGE_STATEMENTS,
     SqliteFts5IndexStore,
 )
@@ -105,10 +106,12 @@ def segments(path: Path) -> int:
 def test_nothing_to_merge_yet_takes_no_merging_statement(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # FTS5 merges a level once it holds `usermerge` (4) segments: after 3 batches there
-    # is nothing to merge, and the step stops at its first statement.
-    path = indexed(tmp_path, 3)
-    assert merge_statements(monkeypatch, path, MERGE_BUDGET_SECONDS / 10, batches=3) == [0] * 3
+    # FTS5 merges a level once it holds `usermerge` segments: before then there is
+    # nothing to merge, and the step stops at its first statement.
+    below = MERGE_SEGMENTS_PER_LEVEL - 1
+    path = indexed(tmp_path, below)
+    counts = merge_statements(monkeypatch, path, MERGE_BUDGET_SECONDS / 10, batches=below)
+    assert counts == [0] * below
 
 
 def test_a_step_stops_once_its_time_budget_has_passed(
@@ -131,4 +134,40 @@ def test_a_step_with_time_to_spare_merges_until_nothing_is_left(
     counts = merge_statements(monkeypatch, path, MERGE_BUDGET_SECONDS / 1000, batches=12)
     assert max(counts) > 2
     assert all(count < MERGE_STATEMENTS for count in counts)
-    assert segments(path) < 4
+    assert segments(path) < MERGE_SEGMENTS_PER_LEVEL
+
+
+def merge_settings(path: Path) -> dict[str, int]:
+    connection = sqlite3.connect(path)
+    try:
+        table = connection.execute("SELECT fts_table FROM chat_recall_apps").fetchone()[0]
+        rows = connection.execute(
+            f"SELECT k, v FROM \"{table}_config\" WHERE k IN ('automerge', 'usermerge')"
+        )
+        return {key: int(value) for key, value in rows}
+    finally:
+        connection.close()
+
+
+def test_an_app_table_merges_in_our_steps_only_and_gathers_segments_per_level(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = indexed(tmp_path, 1)
+    merge_statements(monkeypatch, path, MERGE_BUDGET_SECONDS / 10, batches=1)
+    assert merge_settings(path) == {"automerge": 0, "usermerge": MERGE_SEGMENTS_PER_LEVEL}
+
+
+def test_a_table_made_before_the_setting_gets_it_at_its_first_merge_step(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A table made by an earlier version: FTS5's default `usermerge` (no config row).
+    path = indexed(tmp_path, 2)
+    merge_statements(monkeypatch, path, MERGE_BUDGET_SECONDS / 10, batches=1)
+    connection = sqlite3.connect(path)
+    table = connection.execute("SELECT fts_table FROM chat_recall_apps").fetchone()[0]
+    connection.execute(f"DELETE FROM \"{table}_config\" WHERE k = 'usermerge'")
+    connection.commit()
+    connection.close()
+    assert merge_settings(path) == {"automerge": 0}
+    merge_statements(monkeypatch, path, MERGE_BUDGET_SECONDS / 10, batches=1)
+    assert merge_settings(path) == {"automerge": 0, "usermerge": MERGE_SEGMENTS_PER_LEVEL}
