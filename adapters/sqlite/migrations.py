@@ -302,6 +302,10 @@ def _id_range(schema: HostSchema, after: int | None, last: int) -> str:
     return f"{lower}{mid} <= {int(last)}"
 
 
+# SQLite's largest integer key.
+LARGEST_ID = 2**63 - 1
+
+
 def chunk_end(
     connection: sqlite3.Connection,
     schema: HostSchema,
@@ -309,33 +313,57 @@ def chunk_end(
     after: int | None = None,
     limit: int | None = None,
 ) -> int | None:
-    """The last host message id of the next chunk of `limit` ids after `after` (all of
-    them without a limit); None when none are left."""
+    """The last id of the next chunk of host messages after `after`: a chunk spans at
+    most `limit` ids from the first message after `after` (ids, not rows: one step down
+    the table's key finds it, where counting rows read each of them), all of them
+    without a limit. None when none are left."""
     mid = schema.q("message_id")
-    where = "" if after is None else f"WHERE m.{mid} > {int(after)}"
-    bound = "" if limit is None else f"LIMIT {int(limit)}"
-    last = connection.execute(
-        f"SELECT max({mid}) FROM (SELECT m.{mid} FROM {schema.q('messages')} AS m {where} "
-        f"ORDER BY m.{mid} {bound})"
-    ).fetchone()[0]
-    return None if last is None else int(last)
+    where = "" if after is None else f"WHERE {mid} > {int(after)}"
+    first = connection.execute(
+        f"SELECT {mid} FROM {schema.q('messages')} {where} ORDER BY {mid} LIMIT 1"
+    ).fetchone()
+    if first is None:
+        return None
+    if limit is not None:
+        return min(int(first[0]) + max(limit, 1) - 1, LARGEST_ID)
+    return int(
+        connection.execute(
+            f"SELECT {mid} FROM {schema.q('messages')} ORDER BY {mid} DESC LIMIT 1"
+        ).fetchone()[0]
+    )
 
 
 def mark_range(
-    connection: sqlite3.Connection, schema: HostSchema, after: int | None, last: int
+    connection: sqlite3.Connection,
+    schema: HostSchema,
+    after: int | None,
+    last: int,
+    *,
+    from_order: bool = False,
 ) -> int:
-    """Mark the host messages with ids in (after, last] dirty, each with a new seq."""
+    """Mark the host messages with ids in (after, last] dirty, each with a new seq.
+    `from_order`: MESSAGE_ORDER was just filled for that range in this transaction
+    (`fill_order_range`), so it holds exactly those messages' ids and chats, and is read
+    instead of the host's rows (small rows, not pages of message content)."""
     s = schema
-    cursor = connection.execute(
-        f"""
-        INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq)
+    chats = f"{s.q('chats')} AS c"
+    if from_order:
+        source = f"""
+        SELECT m.message_id, c.{s.q("chat_app_id")}, m.chat_id, random()
+        FROM {MESSAGE_ORDER} AS m LEFT JOIN {chats} ON c.{s.q("chat_id")} = m.chat_id
+        WHERE {"" if after is None else f"m.message_id > {int(after)} AND "}
+        m.message_id <= {int(last)}
+        ORDER BY m.message_id"""
+    else:
+        source = f"""
         SELECT m.{s.q("message_id")}, c.{s.q("chat_app_id")}, m.{s.q("message_chat_id")},
                random()
         FROM {s.q("messages")} AS m
-        LEFT JOIN {s.q("chats")} AS c ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
+        LEFT JOIN {chats} ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
         WHERE {_id_range(s, after, last)}
-        ORDER BY m.{s.q("message_id")}
-        """
+        ORDER BY m.{s.q("message_id")}"""
+    cursor = connection.execute(
+        f"INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq) {source}"
     )
     return int(cursor.rowcount)
 

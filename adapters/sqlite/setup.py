@@ -135,7 +135,8 @@ def _walk_chunk(connection: sqlite3.Connection, database: SqliteDatabase, chunk:
         )
         return len(keys) == len(positions)
     if migrations.MARKING_AFTER in keys:
-        migrations.mark_range(connection, schema, after, last)
+        filled = migrations.ORDER_FILLED_AFTER in keys
+        migrations.mark_range(connection, schema, after, last, from_order=filled)
     connection.executemany(
         f"UPDATE {migrations.META} SET value = ? WHERE key = ?", [(last, key) for key in keys]
     )

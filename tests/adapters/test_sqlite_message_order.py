@@ -49,6 +49,30 @@ def copied_order(path: Path) -> list[tuple[object, ...]]:
         connection.close()
 
 
+def markers(path: Path) -> list[tuple[object, ...]]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(
+            f"SELECT message_id, app_id, chat_id FROM {migrations.DIRTY_MESSAGES} "
+            "ORDER BY message_id"
+        ).fetchall()
+    finally:
+        connection.close()
+
+
+def host_markers(path: Path) -> list[tuple[object, ...]]:
+    """What marking the host's messages must give: each message with its chat's app
+    (none for a chat that does not exist) and its chat."""
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(
+            "SELECT m.id, c.app_id, m.chat_id FROM messages AS m "
+            "LEFT JOIN chats AS c ON c.id = m.chat_id ORDER BY m.id"
+        ).fetchall()
+    finally:
+        connection.close()
+
+
 def expected_ids(path: Path, chat_id: int) -> list[int]:
     connection = sqlite3.connect(path)
     try:
@@ -94,6 +118,11 @@ def test_a_fresh_install_adds_no_index_to_host_tables_and_fills_the_order_in_chu
 ) -> None:
     path = tmp_path / "host.db"
     host_history(path)
+    orphan = sqlite3.connect(path)  # a message of a chat that does not exist: no app
+    orphan.execute("INSERT INTO messages(chat_id, role, content) VALUES (77, 'user', 'o')")
+    orphan.execute("DELETE FROM messages WHERE id = 4")
+    orphan.commit()
+    orphan.close()
     database = SqliteDatabase(path, HostSchema.reference())
     with database.writing() as connection:
         migrations.install(connection, database.schema)
@@ -119,6 +148,48 @@ def test_a_fresh_install_adds_no_index_to_host_tables_and_fills_the_order_in_chu
     database.close()
     assert copied_order(path) == host_order(path)
     assert len(host_order(path)) == 23
+    assert markers(path) == host_markers(path)
+    assert (24, None, 77) in markers(path)
+
+
+def test_the_walk_stays_exact_while_the_host_writes_between_its_chunks(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Host writes land between the walk's chunks, ahead of it and behind it: every
+    message ends marked with its chat and app, and the order is the host's."""
+    path = tmp_path / "host.db"
+    host_history(path, messages=40)
+    database = SqliteDatabase(path, HostSchema.reference())
+    with database.writing() as connection:
+        migrations.install(connection, database.schema)
+    writes = iter(
+        [
+            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (2, 'user', 'n', 0)",
+            "DELETE FROM messages WHERE id = 33",  # ahead of the walk
+            "DELETE FROM messages WHERE id = 2",  # behind it
+            "UPDATE messages SET chat_id = 2, created_at = -5 WHERE id = 30",
+            "UPDATE messages SET chat_id = 1 WHERE id = 3",
+            "DELETE FROM messages WHERE id = 36",
+            "INSERT INTO messages(id, chat_id, role, content) VALUES (36, 9, 'user', 'orphan')",
+            "INSERT INTO chats(id, app_id, title, created_at) VALUES (9, 4, 'late', 1)",
+            "UPDATE messages SET created_at = 'x' WHERE id = 39",
+        ]
+    )
+    host = sqlite3.connect(path, isolation_level=None)
+
+    def host_writes() -> None:
+        for write in writes:
+            host.execute(write)
+            return
+
+    monkeypatch.setattr(setup, "make_way", host_writes)
+    setup.finish(database, BatchSizing(initial=4, minimum=4, maximum=4))
+    assert next(writes, None) is None  # every write landed during the walk
+    host.close()
+    database.close()
+    assert copied_order(path) == host_order(path)
+    # Markers of messages deleted during the walk went with them (the delete trigger).
+    assert markers(path) == host_markers(path)
 
 
 def test_a_walk_chunk_over_the_time_limit_is_rolled_back_and_taken_again_halved(
@@ -140,6 +211,7 @@ def test_a_walk_chunk_over_the_time_limit_is_rolled_back_and_taken_again_halved(
     database.close()
     assert marked == 23
     assert copied_order(path) == host_order(path)
+    assert markers(path) == host_markers(path)
 
 
 def test_the_triggers_keep_the_order_with_every_host_write(tmp_path: Path) -> None:
@@ -370,3 +442,28 @@ def test_reads_take_the_hosts_order_while_the_triggers_that_keep_it_are_missing(
         host.close()
         for chat_id in (1, 2):
             assert page_ids(repo, chat_id) == expected_ids(path, chat_id)
+
+
+def test_the_walk_steps_over_gaps_in_the_ids_to_the_largest(tmp_path: Path) -> None:
+    """A chunk spans ids, not rows, and starts at the next message there is: ids far
+    apart take a chunk each, not a walk through the ids between them."""
+    path = tmp_path / "host.db"
+    host_history(path, messages=3)
+    connection = sqlite3.connect(path)
+    connection.executemany(
+        "INSERT INTO messages(id, chat_id, role, content) VALUES (?, 1, 'user', 'far')",
+        [(-7,), (10**12,), (10**12 + 1,), (migrations.LARGEST_ID,)],
+    )
+    connection.commit()
+    connection.close()
+    database = SqliteDatabase(path, HostSchema.reference())
+    with database.writing() as connection:
+        migrations.install(connection, database.schema)
+    before = database.lock_stats.transactions
+    setup.finish(database, BatchSizing(initial=5, minimum=5, maximum=5))
+    # the two empty legacy queues; chunks from -7, 1, 10**12 and the largest id; the end
+    assert database.lock_stats.transactions - before == 2 + 5
+    database.close()
+    assert copied_order(path) == host_order(path)
+    assert markers(path) == host_markers(path)
+    assert len(markers(path)) == 7
