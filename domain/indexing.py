@@ -242,8 +242,9 @@ class HostYield:
     writes it runs at most once per `maintain_every_seconds`, after a rest of its own.
     In an indexer's first `quiet_seconds`, before there is anything to compare, batches
     are sized so too, but separated by `min_rest_seconds` only. A quiet host gets full speed,
-    with `gap_seconds` between a batch and its maintenance step: back to back, the two
-    would be one long hold of the lock for a host write that arrives meanwhile.
+    with `gap_seconds` between a batch and its maintenance step, and after a step that
+    held the lock longer than that: back to back, two would be one long hold of the lock
+    for a host write that arrives meanwhile.
 
     Sizing is a forecast; `limit_seconds` is the bound. A batch's transaction still open
     after it is abandoned (rolled back whole) and its batch written in halves, a half

@@ -156,6 +156,38 @@ def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_res
     close()
 
 
+@pytest.mark.parametrize(("step_gaps", "gaps_after"), [(0.5, 0), (3.0, 1)])
+def test_on_a_quiet_host_a_maintenance_step_that_held_the_lock_gets_a_gap_after_it(
+    monkeypatch: pytest.MonkeyPatch, step_gaps: float, gaps_after: int
+) -> None:
+    """Back to back with the next batch, a host write that arrived during a long step
+    (a merge with work to do) would meet both: such a step is followed by a gap, as a
+    batch is. A step that found nothing to do is not."""
+    polite = HostYield(quiet_seconds=0.0)
+    clock = SteppingClock(step=0.0)
+    settings = IndexerSettings(host_yield=polite)
+    recall = bootstrap.in_memory(settings=settings, overrides={Clock: clock})
+    chat_id = recall.host.create_chat(1, "c", 1)
+    recall.host.add_message(chat_id, Role.USER, "message", 2)
+    indexer = recall.indexer
+    indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
+    store = type(indexer.index)
+    real_maintain = store.maintain
+
+    def maintain(self: object) -> object:
+        clock.ticks += polite.gap_seconds * step_gaps  # the step's length
+        return real_maintain(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "maintain", maintain)
+    waits: list[tuple[str, float]] = []
+    monkeypatch.setattr(indexer._stopping, "wait", lambda seconds: waits.append(("wait", seconds)))
+    report = indexer.run_batch()
+    assert report.indexed == 1
+    # the gap between the batch and the step; then one after a long step
+    assert [seconds for _, seconds in waits] == [polite.gap_seconds] * (1 + gaps_after)
+    assert report.rest_seconds == 0
+
+
 def _quiet(recall: ChatRecall, polite: HostYield) -> None:
     """As if the indexer began, and the host last wrote, long ago."""
     indexer = recall.indexer
