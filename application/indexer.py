@@ -327,12 +327,12 @@ class Indexer:
             self._maintained_at = self.clock.monotonic()
             maintenance_seconds = self._maintained_at - maintaining
             busy = maintenance_seconds
-            if not active and maintenance_seconds > polite.gap_seconds:
-                # A quiet host: a step that held the lock (a merge with work to do) is
-                # followed by a gap, as the batch is. Back to back with the next batch,
-                # a host write that arrived during the step would meet both: at 1M heavy
-                # messages a merge step then a batch held the lock 26.4-28.3 ms, the
-                # probe's only spans over 25 ms in three runs.
+            if not active and maintenance.held_seconds > polite.gap_seconds:
+                # A quiet host: a step whose last transaction held the lock (a merge
+                # with work to do) is followed by a gap, as the batch is. Back to back
+                # with the next batch, a host write that arrived during the step would
+                # meet both: at 1M heavy messages a merge step then a batch held the
+                # lock 26.4-28.3 ms, the probe's only spans over 25 ms in three runs.
                 self._stopping.wait(polite.gap_seconds)
         else:  # the host writes and the last step was recent: the batch's rest only
             maintenance, maintenance_seconds, busy = Maintenance(), 0.0, duration

@@ -295,11 +295,14 @@ class IndexStats:
 
 @attrs.frozen
 class Maintenance:
-    """What one bounded maintenance step did: deleted documents reclaimed, and whether
-    more housekeeping remains."""
+    """What one bounded maintenance step did: deleted documents reclaimed, whether more
+    housekeeping remains, and how long its last write transaction kept the storage's
+    writers out (`held_seconds`; 0 where it took none): the indexer leaves a gap after
+    a long one, as after a batch."""
 
     reclaimed: int = 0
     more: bool = False
+    held_seconds: float = 0.0
 
 
 @attrs.frozen

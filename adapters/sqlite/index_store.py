@@ -356,16 +356,23 @@ class SqliteFts5IndexStore:
         automatic merging is off in our tables (it made some write batches take 2x
         the budget), so this bounded step replaces it. Short transactions: the reclaim,
         then one per table merged, 2 ms apart (`make_way`: back to back, a host write
-        that waited for one would meet the next too)."""
+        that waited for one would meet the next too). `held_seconds`: the last one's
+        length, COMMIT included."""
         with self.database.reading() as connection:
             waiting = connection.execute(RECLAIM_WAITING).fetchone()[0]
-        reclaimed, more = self._reclaim_step() if waiting else (0, False)
+        reclaimed, more, held = 0, False, 0.0
+        if waiting:
+            began = time.perf_counter()
+            reclaimed, more = self._reclaim_step()
+            held = time.perf_counter() - began
         written, self._written = self._written, set()
-        for position, app_id in enumerate(sorted(written)):  # one transaction per table
-            if position:
+        for app_id in sorted(written):  # one transaction per table
+            if held:
                 make_way()
+            began = time.perf_counter()
             self._merge(app_id)
-        return Maintenance(reclaimed=reclaimed, more=more)
+            held = time.perf_counter() - began
+        return Maintenance(reclaimed=reclaimed, more=more, held_seconds=held)
 
     def _reclaim_step(self) -> tuple[int, bool]:
         return self._writing_around_damage(self._reclaim)

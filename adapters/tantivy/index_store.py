@@ -280,9 +280,12 @@ class TantivyIndexStore:
                 f"SELECT EXISTS (SELECT 1 FROM {DELETED_MESSAGES}) "
                 f"OR EXISTS (SELECT 1 FROM {DELETED_CHATS})"
             ).fetchone()[0]
+        held = 0.0  # the step's one SQLite write transaction, if it takes it
         if deletions:
+            began = time.perf_counter()
             with self.database.writing() as connection:
                 rows.convert_deletions(connection, self.database.schema, self.purges_per_step)
+            held = time.perf_counter() - began
         with self.database.reading() as connection:
             queue_empty = not connection.execute(
                 f"SELECT EXISTS (SELECT 1 FROM {DIRTY_MESSAGES}) "
@@ -294,7 +297,7 @@ class TantivyIndexStore:
             behind = len(self.indexes.pending) >= PENDING_LIMIT
             reclaimed = self._settle(wait=queue_empty or behind)
             if self.indexes.committing is not None:  # still running: the writers are its own
-                return Maintenance(reclaimed=reclaimed, more=True)
+                return Maintenance(reclaimed=reclaimed, more=True, held_seconds=held)
             applied = self.indexes.applied_purges
             with self.database.reading() as connection:
                 waiting = connection.execute(
@@ -314,7 +317,8 @@ class TantivyIndexStore:
                 reclaimed += self._publish()
             elif since is not None and time.monotonic() - since >= self.publish_seconds:
                 self._publish_in_background()
-        return Maintenance(reclaimed=reclaimed, more=len(fresh) > self.purges_per_step)
+        more = len(fresh) > self.purges_per_step
+        return Maintenance(reclaimed=reclaimed, more=more, held_seconds=held)
 
     def publish(self) -> int:
         """Commit what is staged now (whatever the time); returns documents reclaimed."""

@@ -171,3 +171,47 @@ def test_a_table_made_before_the_setting_gets_it_at_its_first_merge_step(
     assert merge_settings(path) == {"automerge": 0}
     merge_statements(monkeypatch, path, MERGE_BUDGET_SECONDS / 10, batches=1)
     assert merge_settings(path) == {"automerge": 0, "usermerge": MERGE_SEGMENTS_PER_LEVEL}
+
+
+def test_each_transaction_of_a_step_is_spaced_and_the_last_ones_length_reported(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The reclaim and each table's merge are transactions of their own with a gap
+    between them (back to back, a host write that waited for one would meet the next
+    too), and the step reports how long its last one held the lock, for the indexer's
+    gap after it. A step that took no transaction reports none."""
+    from chat_recall.adapters.sqlite import index_store
+
+    path = indexed(tmp_path, 1)
+    with bootstrap.sqlite(path) as recall:
+        recall.indexer.run_until_idle()
+        store = recall.indexer.index
+        assert isinstance(store, SqliteFts5IndexStore)
+        assert store.maintain().held_seconds == 0.0  # nothing written, nothing deleted
+        events: list[str] = []
+        monkeypatch.setattr(index_store, "make_way", lambda: events.append("gap"))
+        reclaim, merge = SqliteFts5IndexStore._reclaim_step, SqliteFts5IndexStore._merge
+
+        def reclaiming(self: SqliteFts5IndexStore) -> tuple[int, bool]:
+            events.append("reclaim")
+            return reclaim(self)
+
+        def merging(self: SqliteFts5IndexStore, app_id: AppId) -> int:
+            events.append(f"merge {app_id}")
+            return merge(self, app_id)
+
+        monkeypatch.setattr(SqliteFts5IndexStore, "_reclaim_step", reclaiming)
+        monkeypatch.setattr(SqliteFts5IndexStore, "_merge", merging)
+        host = sqlite3.connect(path)
+        host.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (2, 2, 'u', 1)")
+        host.execute("INSERT INTO messages(chat_id, role, content) VALUES (2, 'user', 'new')")
+        host.execute("INSERT INTO messages(chat_id, role, content) VALUES (1, 'user', 'more')")
+        host.execute("DELETE FROM messages WHERE id = 1")
+        host.commit()
+        host.close()
+        # as after a batch that wrote both apps' tables, with a delete left to reclaim
+        store._written.update({AppId(1), AppId(2)})
+        done = store.maintain()
+        assert events == ["reclaim", "gap", "merge 1", "gap", "merge 2"]
+        assert done.reclaimed == 1
+        assert done.held_seconds > 0.0
