@@ -28,62 +28,48 @@ from chat_recall.domain.model import AppId, ChatId, MessageId
 TIMES: list[object] = [5, 3, 3, "2024-01-02", 4.5, 1, "2023-12-31", 9, 3, 7, 2, 8]
 
 
-def host_order(path: Path) -> list[tuple[object, ...]]:
+def fetched(path: Path, sql: str, parameters: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
     connection = sqlite3.connect(path)
     try:
-        return connection.execute(
-            "SELECT id, chat_id, created_at FROM messages ORDER BY id"
-        ).fetchall()
+        return connection.execute(sql, parameters).fetchall()
     finally:
         connection.close()
+
+
+def host_order(path: Path) -> list[tuple[object, ...]]:
+    return fetched(path, "SELECT id, chat_id, created_at FROM messages ORDER BY id")
 
 
 def copied_order(path: Path) -> list[tuple[object, ...]]:
-    connection = sqlite3.connect(path)
-    try:
-        return connection.execute(
-            f"SELECT message_id, chat_id, created_at FROM {migrations.MESSAGE_ORDER} "
-            "ORDER BY message_id"
-        ).fetchall()
-    finally:
-        connection.close()
+    return fetched(
+        path,
+        f"SELECT message_id, chat_id, created_at FROM {migrations.MESSAGE_ORDER} "
+        "ORDER BY message_id",
+    )
 
 
 def markers(path: Path) -> list[tuple[object, ...]]:
-    connection = sqlite3.connect(path)
-    try:
-        return connection.execute(
-            f"SELECT message_id, app_id, chat_id FROM {migrations.DIRTY_MESSAGES} "
-            "ORDER BY message_id"
-        ).fetchall()
-    finally:
-        connection.close()
+    return fetched(
+        path,
+        f"SELECT message_id, app_id, chat_id FROM {migrations.DIRTY_MESSAGES} ORDER BY message_id",
+    )
 
 
 def host_markers(path: Path) -> list[tuple[object, ...]]:
     """What marking the host's messages must give: each message with its chat's app
     (none for a chat that does not exist) and its chat."""
-    connection = sqlite3.connect(path)
-    try:
-        return connection.execute(
-            "SELECT m.id, c.app_id, m.chat_id FROM messages AS m "
-            "LEFT JOIN chats AS c ON c.id = m.chat_id ORDER BY m.id"
-        ).fetchall()
-    finally:
-        connection.close()
+    return fetched(
+        path,
+        "SELECT m.id, c.app_id, m.chat_id FROM messages AS m "
+        "LEFT JOIN chats AS c ON c.id = m.chat_id ORDER BY m.id",
+    )
 
 
 def expected_ids(path: Path, chat_id: int) -> list[int]:
-    connection = sqlite3.connect(path)
-    try:
-        return [
-            row[0]
-            for row in connection.execute(
-                "SELECT id FROM messages WHERE chat_id = ? ORDER BY created_at, id", (chat_id,)
-            )
-        ]
-    finally:
-        connection.close()
+    rows = fetched(
+        path, "SELECT id FROM messages WHERE chat_id = ? ORDER BY created_at, id", (chat_id,)
+    )
+    return [int(row[0]) for row in rows]  # type: ignore[call-overload]
 
 
 def host_history(path: Path, messages: int = 23) -> None:
