@@ -296,10 +296,14 @@ def forget_order_of_gone_chat(
     return max(int(cursor.rowcount), 0)
 
 
-def _id_range(schema: HostSchema, after: int | None, last: int) -> str:
-    mid = f"m.{schema.q('message_id')}"
-    lower = "" if after is None else f"{mid} > {int(after)} AND "
-    return f"{lower}{mid} <= {int(last)}"
+def _id_range(column: str, after: int | None, last: int) -> str:
+    """`column` in (after, last] (no lower bound without `after`)."""
+    lower = "" if after is None else f"{column} > {int(after)} AND "
+    return f"{lower}{column} <= {int(last)}"
+
+
+def _host_ids(schema: HostSchema) -> str:
+    return f"m.{schema.q('message_id')}"
 
 
 # SQLite's largest integer key.
@@ -351,8 +355,7 @@ def mark_range(
         source = f"""
         SELECT m.message_id, c.{s.q("chat_app_id")}, m.chat_id, random()
         FROM {MESSAGE_ORDER} AS m LEFT JOIN {chats} ON c.{s.q("chat_id")} = m.chat_id
-        WHERE {"" if after is None else f"m.message_id > {int(after)} AND "}
-        m.message_id <= {int(last)}
+        WHERE {_id_range("m.message_id", after, last)}
         ORDER BY m.message_id"""
     else:
         source = f"""
@@ -360,7 +363,7 @@ def mark_range(
                random()
         FROM {s.q("messages")} AS m
         LEFT JOIN {chats} ON c.{s.q("chat_id")} = m.{s.q("message_chat_id")}
-        WHERE {_id_range(s, after, last)}
+        WHERE {_id_range(_host_ids(s), after, last)}
         ORDER BY m.{s.q("message_id")}"""
     cursor = connection.execute(
         f"INSERT OR REPLACE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq) {source}"
@@ -382,16 +385,16 @@ def fill_order_range(
         else:
             connection.execute(f"DELETE FROM {MESSAGE_ORDER}")
         return
-    lower = "" if after is None else f"message_id > {int(after)} AND "
+    host_range = _id_range(_host_ids(s), after, last)
     connection.execute(
-        f"DELETE FROM {MESSAGE_ORDER} WHERE {lower}message_id <= {int(last)} "
+        f"DELETE FROM {MESSAGE_ORDER} WHERE {_id_range('message_id', after, last)} "
         f"AND message_id NOT IN (SELECT m.{mid} FROM {s.q('messages')} AS m "
-        f"WHERE {_id_range(s, after, last)})"
+        f"WHERE {host_range})"
     )
     connection.execute(
         f"INSERT OR REPLACE INTO {MESSAGE_ORDER}(message_id, chat_id, created_at) "
         f"SELECT m.{mid}, m.{s.q('message_chat_id')}, m.{s.q('message_created_at')} "
-        f"FROM {s.q('messages')} AS m WHERE {_id_range(s, after, last)} ORDER BY m.{mid}"
+        f"FROM {s.q('messages')} AS m WHERE {host_range} ORDER BY m.{mid}"
     )
 
 

@@ -8,9 +8,6 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-if TYPE_CHECKING:
-    from chat_recall.domain.indexing import BatchSizing
-
 from chat_recall.adapters.sqlite import migrations, registry
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5, make_way
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
@@ -18,6 +15,9 @@ from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 from chat_recall.domain.errors import IndexUnavailable, TransactionOverTime
 from chat_recall.domain.schema_version import NOT_INSTALLED
 from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
+
+if TYPE_CHECKING:
+    from chat_recall.domain.indexing import BatchSizing
 
 
 @attrs.frozen
