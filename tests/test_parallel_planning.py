@@ -32,6 +32,7 @@ from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
 from chat_recall.application import planning as planning_module
 from chat_recall.application.indexer import Indexer, IndexerSettings
 from chat_recall.application.planning import (
+    IN_FLIGHT_PER_PROCESS,
     BatchPlanning,
     PlannedBatch,
     PlanningFailed,
@@ -221,7 +222,8 @@ def test_while_the_processes_are_busy_this_process_plans_the_next_batch() -> Non
     stolen = planning.next(4, careful=False)
     assert stolen is not None
     assert stolen.here
-    assert batch_ids(stolen) == harness.ids[12:16]  # past the two batches in flight
+    ahead = 4 + 4 * IN_FLIGHT_PER_PROCESS  # the batch written, then those in flight
+    assert batch_ids(stolen) == harness.ids[ahead : ahead + 4]
     assert planning.planned_here == 1
 
 
