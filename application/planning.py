@@ -106,9 +106,10 @@ def usable_cpus() -> int:
 
 # -- what crosses the pipes --------------------------------------------------------------
 
-WireDocument = tuple[int, int, int, str, int, bool, bool, str, str]
+# Ids cross as the ints they are (pickle keeps them), typed as the ids they were made from.
+WireDocument = tuple[MessageId, ChatId, AppId, str, int, bool, bool, str, str]
 WireQuarantined = tuple[int, "int | None", "int | None", str]
-WireBatch = tuple[list[WireDocument], list[int], list[WireQuarantined], int]
+WireBatch = tuple[list[WireDocument], list[MessageId], list[WireQuarantined], int]
 
 
 def batch_to_wire(batch: IndexBatch) -> WireBatch:
@@ -135,16 +136,20 @@ def batch_to_wire(batch: IndexBatch) -> WireBatch:
     )
 
 
+# A role from its value by one lookup (`Role(value)` goes through the enum's machinery:
+# ~1 us, paid for every document of a backfill in the indexer's busy thread).
+_ROLES = {role.value: role for role in Role}
+
+
 def batch_from_wire(wire: WireBatch, markers: Sequence[MessageMarker]) -> IndexBatch:
     upserts, deletes, quarantined, redactions = wire
+    roles = _ROLES
     return IndexBatch(
         upserts=tuple(
-            IndexDocument(
-                MessageId(m), ChatId(c), AppId(a), Role(role), at, summary, cut, title, body
-            )
+            IndexDocument(m, c, a, roles[role], at, summary, cut, title, body)
             for m, c, a, role, at, summary, cut, title, body in upserts
         ),
-        deletes=tuple(MessageId(m) for m in deletes),
+        deletes=tuple(deletes),
         cleared=tuple(markers),
         quarantined=tuple(
             QuarantinedRow(
