@@ -203,18 +203,33 @@ class TantivyIndexStore:
         changes, self.indexes.pending = self.indexes.pending, []
         failed: dict[AppId, BaseException] = {}
         took: set[AppId] = set()
+        # Each app's writer, looked up once (a backfill gives the writers a document
+        # for almost every message: this loop is the indexer thread's busiest).
+        writers: dict[AppId, tantivy.IndexWriter] = {}
+        aside = self.indexes.set_aside
         try:
             for change in changes:
-                app_id = change.app_id if isinstance(change, IndexDocument) else change[0]
-                if app_id in failed or app_id in self.indexes.set_aside:
-                    continue
                 if isinstance(change, IndexDocument):
+                    app_id = change.app_id
+                    if app_id in failed or app_id in aside:
+                        continue
                     document = to_tantivy(change, self.analysis)
-                    took_it = self._into_writer(app_id, failed, document=document)
-                else:
-                    took_it = self._into_writer(app_id, failed, deleted=change[1])
-                if took_it:
+                    writer = writers.get(app_id)
+                    try:
+                        if writer is None:
+                            writer = writers[app_id] = self.indexes.writer(app_id)
+                            self.indexes.uncommitted.add(app_id)
+                        writer.add_document(document)
+                    except BaseException as error:
+                        self._fail(app_id, error, failed)
+                        continue
                     took.add(app_id)
+                else:
+                    app_id, deleted = change
+                    if app_id in failed or app_id in aside:
+                        continue
+                    if self._delete_taken(app_id, deleted, failed):
+                        took.add(app_id)
         except (ValueError, OSError, RuntimeError) as error:  # a document tantivy refuses
             self._abandon_uncommitted()
             raise StorageError(f"tantivy indexing failed: {error}") from error
@@ -227,26 +242,23 @@ class TantivyIndexStore:
         for app_id in sorted(failed):
             self.indexes.set_app_aside(app_id, failed[app_id])
 
-    def _into_writer(
-        self,
-        app_id: AppId,
-        failed: dict[AppId, BaseException],
-        *,
-        document: tantivy.Document | None = None,
-        deleted: MessageId | None = None,
+    @staticmethod
+    def _fail(app_id: AppId, error: BaseException, failed: dict[AppId, BaseException]) -> None:
+        """The app's index failed to take a change (the app goes in `failed`); any other
+        error is raised."""
+        if not (isinstance(error, ChatRecallError) or engine_failure(error)):
+            raise error
+        failed[app_id] = error
+
+    def _delete_taken(
+        self, app_id: AppId, message_id: MessageId, failed: dict[AppId, BaseException]
     ) -> bool:
-        """A document added to, or a message deleted from, its app's writer; False
-        (and the app in `failed`) when the app's index failed to take it."""
+        """A message deleted from its app's writer; False (and the app in `failed`)
+        when the app's index failed to take it."""
         try:
-            if document is not None:
-                self.indexes.writer(app_id).add_document(document)
-                self.indexes.uncommitted.add(app_id)
-            elif deleted is not None:
-                self._delete(app_id, deleted)
+            self._delete(app_id, message_id)
         except BaseException as error:
-            if not (isinstance(error, ChatRecallError) or engine_failure(error)):
-                raise
-            failed[app_id] = error
+            self._fail(app_id, error, failed)
             return False
         return True
 
@@ -438,7 +450,7 @@ class TantivyIndexStore:
         failed: dict[AppId, BaseException] = {}
         for app_id, message_id in deletes:
             if app_id not in failed and app_id not in self.indexes.set_aside:
-                self._into_writer(app_id, failed, deleted=message_id)
+                self._delete_taken(app_id, message_id, failed)
         for app_id in sorted(failed):
             self.indexes.set_app_aside(app_id, failed[app_id])
 
