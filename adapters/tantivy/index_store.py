@@ -181,10 +181,10 @@ class TantivyIndexStore:
                 rows.end_quarantine(connection, touched)
                 rows.insert_rows(connection, puts)
                 rows.set_aside(connection, quarantined)
-                connection.executemany(
+                connection.execute(
                     f"INSERT OR REPLACE INTO {STAGED}(message_id, app_id, chat_id) "
-                    "VALUES (?, ?, ?)",
-                    [(m, app, chat) for m, (app, chat) in staged.items()],
+                    "SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
+                    (rows.as_json([(m, app, chat) for m, (app, chat) in staged.items()]),),
                 )
             self.indexes.pending.extend(changes)
             if self.indexes.staged_since is None and staged:
