@@ -50,6 +50,13 @@ from chat_recall.domain.text.unicode61 import (
 # indexing thread per app writer: the indexer's batches are small and published often.
 WRITER_HEAP_BYTES = 16_000_000
 WRITER_THREADS = 1
+# App writers open at once, at most. A writer takes ~6.6 MB as it opens (40 writers
+# given one document each: +264 MB) and up to its heap as it fills, so a backfill whose
+# messages interleave many apps would hold a writer for each: past this many, the
+# changes are given to the writers app by app, what the open writers hold committed
+# and they closed before more open (`TantivyIndexStore._apply_pending`). 16 writers:
+# ~110-260 MB.
+MAX_OPEN_WRITERS = 16
 
 
 def build_schema() -> tantivy.Schema:
@@ -300,6 +307,20 @@ class TantivyIndexes:
             if (path / "meta.json").exists():
                 found.append(AppId(-number if named[1] else number))
         return sorted(found)
+
+    def writer_is_open(self, app_id: AppId) -> bool:
+        return app_id in self._writers
+
+    def writer_apps(self) -> set[AppId]:
+        """The apps whose writer is open."""
+        with self.lock:
+            return set(self._writers)
+
+    def close_writers(self) -> None:
+        """Close every writer (after a commit: none holds uncommitted changes)."""
+        with self.lock:
+            assert not self.uncommitted, "a writer with uncommitted changes is never closed"
+            self._writers.clear()
 
     def writers_to_commit(self) -> list[tuple[AppId, tantivy.IndexWriter]]:
         """The writers holding changes not yet committed."""

@@ -47,6 +47,7 @@ from chat_recall.adapters.sqlite.migrations import (
     PURGE,
 )
 from chat_recall.adapters.tantivy.engine import (
+    MAX_OPEN_WRITERS,
     SCHEMA,
     BackgroundCommit,
     TantivyIndexes,
@@ -105,6 +106,10 @@ FORGET_PER_TRANSACTION = 2_000
 # Candidates fetched beyond the window, so that ties on the window's last score (tantivy
 # breaks them by its own document order) are broken by message id as the port says.
 TIE_MARGIN = 32
+
+
+def _app_of(change: Change) -> AppId:
+    return change.app_id if isinstance(change, IndexDocument) else change[0]
 
 
 def install(database: SqliteDatabase) -> None:
@@ -207,6 +212,9 @@ class TantivyIndexStore:
         # for almost every message: this loop is the indexer thread's busiest).
         writers: dict[AppId, tantivy.IndexWriter] = {}
         aside = self.indexes.set_aside
+        budgeted = self._over_budget(changes)
+        if budgeted:  # app by app (each app's changes in their order), see MAX_OPEN_WRITERS
+            changes = sorted(changes, key=_app_of)
         try:
             for change in changes:
                 if isinstance(change, IndexDocument):
@@ -217,6 +225,8 @@ class TantivyIndexStore:
                     writer = writers.get(app_id)
                     try:
                         if writer is None:
+                            if budgeted:
+                                self._make_room(app_id, writers)
                             writer = writers[app_id] = self.indexes.writer(app_id)
                             self.indexes.uncommitted.add(app_id)
                         writer.add_document(document)
@@ -228,6 +238,8 @@ class TantivyIndexStore:
                     app_id, deleted = change
                     if app_id in failed or app_id in aside:
                         continue
+                    if budgeted:
+                        self._make_room(app_id, writers)
                     if self._delete_taken(app_id, deleted, failed):
                         took.add(app_id)
         except (ValueError, OSError, RuntimeError) as error:  # a document tantivy refuses
@@ -241,6 +253,33 @@ class TantivyIndexStore:
             ) from failed[app_id]
         for app_id in sorted(failed):
             self.indexes.set_app_aside(app_id, failed[app_id])
+
+    def _over_budget(self, changes: Sequence[Change]) -> bool:
+        """Whether giving `changes` to their writers would hold more than
+        MAX_OPEN_WRITERS open."""
+        apps = self.indexes.writer_apps()
+        if len(apps) + len(changes) <= MAX_OPEN_WRITERS:  # (no need to look)
+            return False
+        apps.update(map(_app_of, changes))
+        return len(apps) > MAX_OPEN_WRITERS
+
+    def _make_room(self, app_id: AppId, writers: dict[AppId, tantivy.IndexWriter]) -> None:
+        """Before `app_id`'s writer opens beyond MAX_OPEN_WRITERS: what the open writers
+        hold is committed (durable, visible to no search while its messages are still
+        staged) and they are closed. Their staged rows stay until the publish that
+        covers every change (a crash meanwhile indexes those messages once more). A
+        failed commit abandons everything uncommitted, as a failed publish does."""
+        if self.indexes.writer_is_open(app_id):
+            return
+        if len(self.indexes.writer_apps()) < MAX_OPEN_WRITERS:
+            return
+        try:
+            self.indexes.commit()
+        except StorageError:
+            self._abandon_uncommitted()
+            raise
+        self.indexes.close_writers()
+        writers.clear()
 
     @staticmethod
     def _fail(app_id: AppId, error: BaseException, failed: dict[AppId, BaseException]) -> None:
@@ -309,6 +348,12 @@ class TantivyIndexStore:
             behind = len(self.indexes.pending) >= PENDING_LIMIT
             reclaimed = self._settle(wait=queue_empty or behind)
             if self.indexes.committing is not None:  # still running: the writers are its own
+                return Maintenance(reclaimed=reclaimed, more=True, held_seconds=held)
+            since = self.indexes.staged_since
+            due = since is not None and time.monotonic() - since >= self.publish_seconds
+            if not (queue_empty or behind or due) and self._over_budget(self.indexes.pending):
+                # More apps than writers may open: the changes wait, to be given to the
+                # writers app by app when the publish is due, between fewer commits.
                 return Maintenance(reclaimed=reclaimed, more=True, held_seconds=held)
             applied = self.indexes.applied_purges
             with self.database.reading() as connection:

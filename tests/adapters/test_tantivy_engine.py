@@ -17,6 +17,7 @@ from pathlib import Path
 import attrs
 import hypothesis
 import pytest
+import tantivy
 from hypothesis import strategies as st
 
 from chat_recall.adapters import bootstrap
@@ -891,3 +892,70 @@ def test_a_term_tantivy_cannot_hold_is_escaped_alike_in_documents_and_queries() 
     odd = "caf\udcc3"  # a stem ending inside a multi-byte character
     assert engine_term(odd) == "\ue000" + odd.encode("utf-8", "surrogateescape").hex()
     assert engine_term("café") == "café"
+
+
+def seed_apps(recall: ChatRecall, apps: int) -> dict[AppId, list[MessageId]]:
+    """A chat of three messages in each of apps 1 to `apps`."""
+    return {
+        AppId(app): seed_chat(
+            recall.host, AppId(app), "c", [(USER, f"plum {app} {n}") for n in range(3)]
+        )[1]
+        for app in range(1, apps + 1)
+    }
+
+
+def count_open_writers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many writers were open after each `TantivyIndexes.writer` call."""
+    opened: list[int] = []
+    writer = TantivyIndexes.writer
+
+    def counted(self: TantivyIndexes, app_id: AppId) -> object:
+        made = writer(self, app_id)
+        opened.append(len(self.writer_apps()))
+        return made
+
+    monkeypatch.setattr(TantivyIndexes, "writer", counted)
+    return opened
+
+
+def test_writers_open_at_once_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Changes for more apps than MAX_OPEN_WRITERS are given to the writers app by app,
+    the open ones committed and closed before more open (each takes memory)."""
+    monkeypatch.setattr(index_store, "MAX_OPEN_WRITERS", 2)
+    recall = open_tantivy(tmp_path / "h.db")
+    ids = seed_apps(recall, 5)
+    opened = count_open_writers(monkeypatch)
+    recall.indexer.run_until_idle()
+    assert max(opened) == 2
+    for app_id, messages in ids.items():
+        assert sorted(found(recall, "plum", app_id)) == messages
+    assert staged_rows(tmp_path / "h.db") == 0
+    recall.close()
+
+
+def test_a_crash_after_writers_were_committed_early_indexes_each_message_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(index_store, "MAX_OPEN_WRITERS", 2)
+    monkeypatch.setattr(index_store, "PENDING_LIMIT", 1)  # applied at once
+    path = tmp_path / "h.db"
+    recall = open_tantivy(path)
+    store(recall).publish_seconds = 3600.0  # no publish
+    ids = seed_apps(recall, 5)
+    stage_one_batch(recall)
+    _, (late,) = seed_chat(recall.host, APP, "late", [(USER, "plum late")])  # not drained
+    opened = count_open_writers(monkeypatch)
+    recall.index.maintain()  # apps 1-2 committed before app 3 opens, 3-4 before 5
+    assert max(opened) == 2
+    committed = tantivy.Index.open(str(engine.app_directory(store(recall).indexes.root, APP)))
+    assert committed.searcher().num_docs == 3  # durable, yet hidden: still staged
+    assert found(recall, "plum") == []
+    assert staged_rows(path) == 15
+    crash(recall)
+    restarted = open_tantivy(path)
+    restarted.indexer.run_until_idle()
+    for app_id, messages in ids.items():
+        expected = sorted([*messages, late]) if app_id == APP else messages
+        assert sorted(found(restarted, "plum", app_id)) == expected
+    assert staged_rows(path) == 0
+    restarted.close()
