@@ -490,11 +490,13 @@ class TantivyIndexStore:
         return marked
 
     def _delete_or_set_aside(self, deletes: Iterable[tuple[AppId, MessageId]]) -> None:
-        """Deletes into their apps' writers; an app whose index fails to take one is set
-        aside (its documents are found by no read: their rows are gone or go)."""
+        """Deletes into their apps' writers, app by app (within MAX_OPEN_WRITERS, see
+        `_make_room`); an app whose index fails to take one is set aside (its documents
+        are found by no read: their rows are gone or go)."""
         failed: dict[AppId, BaseException] = {}
-        for app_id, message_id in deletes:
+        for app_id, message_id in sorted(deletes):
             if app_id not in failed and app_id not in self.indexes.set_aside:
+                self._make_room(app_id, {})
                 self._delete_taken(app_id, message_id, failed)
         for app_id in sorted(failed):
             self.indexes.set_app_aside(app_id, failed[app_id])

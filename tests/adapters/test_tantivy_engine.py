@@ -959,3 +959,24 @@ def test_a_crash_after_writers_were_committed_early_indexes_each_message_once(
         assert sorted(found(restarted, "plum", app_id)) == expected
     assert staged_rows(path) == 0
     restarted.close()
+
+
+def test_reclaiming_deletes_across_many_apps_keeps_the_writer_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(index_store, "MAX_OPEN_WRITERS", 2)
+    recall = open_tantivy(tmp_path / "h.db")
+    chats = {}
+    for app in range(1, 6):
+        chats[AppId(app)], _ = seed_chat(recall.host, AppId(app), "c", [(USER, f"plum {app}")])
+    recall.indexer.run_until_idle()
+    for chat_id in chats.values():
+        recall.host.delete_chat(chat_id)
+    opened = count_open_writers(monkeypatch)
+    recall.indexer.run_until_idle()  # reclaimed: deleted from each app's index
+    assert max(opened) == 2
+    root = store(recall).indexes.root
+    for app_id in chats:
+        index = tantivy.Index.open(str(engine.app_directory(root, app_id)))
+        assert index.searcher().num_docs == 0
+    recall.close()
