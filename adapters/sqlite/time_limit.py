@@ -71,10 +71,12 @@ class TransactionWatchdog:
 
     def disarm(self, limit: Limit) -> bool:
         """Stop watching; after this returns, the connection is not interrupted for
-        `limit` any more. Returns whether the limit had passed."""
+        `limit` any more. Returns whether the limit had passed: by the clock, whether
+        or not the watchdog has run since (a transaction whose statements hardly let go
+        of the GIL can end before the watchdog thread is scheduled)."""
         with self._condition:
             self._armed.discard(limit)
-        return limit.passed
+        return limit.passed or time.monotonic() >= limit.due
 
     def _watch(self) -> None:
         with self._condition:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from chat_recall.adapters.sqlite import database as database_module
+from chat_recall.adapters.sqlite import time_limit
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application import write_lock
@@ -74,6 +77,19 @@ def test_a_transaction_that_ends_after_its_limit_is_rolled_back_not_committed(
 
     with pytest.raises(TransactionOverTime):
         swallow_the_interrupt()
+    assert rows(database) == []
+
+
+def test_a_transaction_past_its_limit_is_rolled_back_even_before_the_watchdog_ran(
+    database: SqliteDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its statements may not let the watchdog thread run before it ends (a fast
+    tantivy batch did not): the end checks the clock itself."""
+    monkeypatch.setattr(database_module, "WATCHDOG", time_limit.TransactionWatchdog())
+    monkeypatch.setattr(threading.Thread, "start", lambda self: None)  # never runs
+    over = pytest.raises(TransactionOverTime)
+    with over, database.writing(time_limit_seconds=1e-9) as connection:
+        connection.execute("INSERT INTO t VALUES (1)")
     assert rows(database) == []
 
 
