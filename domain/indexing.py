@@ -247,7 +247,8 @@ class HostYield:
     for a host write that arrives meanwhile.
 
     Sizing is a forecast; `limit_seconds` is the bound. A batch's transaction still open
-    after it is abandoned (rolled back whole) and its batch written in halves, a half
+    after it is abandoned (rolled back whole) and its batch written in halves, after a
+    rest as long as the limit (a host write that waited meanwhile gets in), a half
     again in halves if it too runs over; one message is written without a limit (its
     document is bounded by the projection's cap). Batches aim at 12 ms on a quiet host
     and 3 ms while it writes, so the limit only meets the rare batch that runs two or

@@ -230,6 +230,37 @@ def test_a_batch_over_its_time_limit_is_written_in_halves_and_nothing_is_lost(
     assert search(recall, "ordinary")["results"]
 
 
+def test_after_a_part_rolled_back_over_its_limit_the_next_waits_as_long_as_the_limit(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rolled-back part held the lock for its whole limit: a host write that waited
+    gets as long a rest before the next part; after a part written, the usual gap."""
+    polite = HostYield(first_size=16, limit_seconds=0.05, quiet_seconds=0.0)
+    recall = storage.open(settings=IndexerSettings(host_yield=polite))
+    over_time = OverTimeUnitOfWork(recall.indexer.unit_of_work, most=8)
+    recall.indexer.unit_of_work = over_time
+    seed(recall, 16)
+    events: list[tuple[str, float]] = []
+    monkeypatch.setattr(recall.indexer._stopping, "wait", lambda s: events.append(("rest", s)))
+    clear = OverTimeWriter.clear
+
+    def noted(self: OverTimeWriter, markers: Sequence[Any]) -> None:
+        events.append(("part", len(markers)))
+        clear(self, markers)
+
+    monkeypatch.setattr(OverTimeWriter, "clear", noted)
+    report = recall.indexer.run_batch()
+    assert report.indexed == 16
+    parts = events[: events.index(("part", 8)) + 3]  # the batch, its two halves
+    assert parts == [
+        ("part", 16),  # rolled back
+        ("rest", polite.limit_seconds),
+        ("part", 8),
+        ("rest", polite.gap_seconds),
+        ("part", 8),
+    ]
+
+
 def test_one_message_is_written_without_a_limit(storage: Storage) -> None:
     """A batch of one message has no time limit: its document is bounded by the
     projection's cap, and there is nothing smaller to write it in."""
