@@ -44,7 +44,7 @@ import attrs
 from chat_recall.domain.errors import SYSTEMIC_ERRORS
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.indexing import plan_batch
-from chat_recall.domain.messages import Role
+from chat_recall.domain.messages import ROLE_OF_VALUE
 from chat_recall.domain.model import (
     AppId,
     ChatId,
@@ -136,14 +136,9 @@ def batch_to_wire(batch: IndexBatch) -> WireBatch:
     )
 
 
-# A role from its value by one lookup (`Role(value)` goes through the enum's machinery:
-# ~1 us, paid for every document of a backfill in the indexer's busy thread).
-_ROLES = {role.value: role for role in Role}
-
-
 def batch_from_wire(wire: WireBatch, markers: Sequence[MessageMarker]) -> IndexBatch:
     upserts, deletes, quarantined, redactions = wire
-    roles = _ROLES
+    roles = ROLE_OF_VALUE
     return IndexBatch(
         upserts=tuple(
             IndexDocument(m, c, a, roles[role], at, summary, cut, title, body)

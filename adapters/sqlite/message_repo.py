@@ -43,7 +43,7 @@ from chat_recall.domain.host_values import (
     readable_number_ranges,
     safe_unix_seconds,
 )
-from chat_recall.domain.messages import Role
+from chat_recall.domain.messages import ROLE_OF_VALUE, Role
 from chat_recall.domain.model import (
     AppId,
     Chat,
@@ -55,7 +55,6 @@ from chat_recall.domain.model import (
 )
 
 KNOWN_ROLES = Role.values()
-_ROLES = {role.value: role for role in Role}  # a lookup, cheaper than calling the enum
 
 
 @attrs.frozen
@@ -368,7 +367,7 @@ class SqliteMessageRepo:
         return StoredMessage.from_host(
             id=int(row[0]),  # type: ignore[call-overload]
             chat_id=int(row[1]),  # type: ignore[call-overload]
-            role=_ROLES[row[2]],  # type: ignore[index]
+            role=ROLE_OF_VALUE[row[2]],  # type: ignore[index]
             content=content if type(content) is str else host_value(row[3], content, codec),  # type: ignore[arg-type]
             created_at=host_value(row[5], row[6], codec),  # type: ignore[arg-type]
             is_compaction_summary=bool(row[7]),
