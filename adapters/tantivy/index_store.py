@@ -196,14 +196,15 @@ class TantivyIndexStore:
                 self.indexes.staged_since = time.monotonic()
         return stale, damaged
 
-    def _apply_pending(self) -> None:
+    def _apply_pending(self, over_budget: bool | None = None) -> None:
         """The queued tantivy changes, in order, into the writers (uncommitted); those
         of an app set aside are left out. An app whose index fails to take its changes
         while another app's takes theirs is set aside (its staged messages are marked
         dirty again when the others are published, then quarantined as
         `index_damaged`). When no app's index takes them, the failure is not about one
         app: every uncommitted change is dropped, every staged message marked dirty
-        again, and the failure raised."""
+        again, and the failure raised. `over_budget`: `_over_budget` of the pending
+        changes when the caller has judged it already."""
         self._settle(wait=True)
         changes, self.indexes.pending = self.indexes.pending, []
         failed: dict[AppId, BaseException] = {}
@@ -212,7 +213,7 @@ class TantivyIndexStore:
         # for almost every message: this loop is the indexer thread's busiest).
         writers: dict[AppId, tantivy.IndexWriter] = {}
         aside = self.indexes.set_aside
-        budgeted = self._over_budget(changes)
+        budgeted = self._over_budget(changes) if over_budget is None else over_budget
         if budgeted:  # app by app (each app's changes in their order), see MAX_OPEN_WRITERS
             changes = sorted(changes, key=_app_of)
         try:
@@ -351,7 +352,8 @@ class TantivyIndexStore:
                 return Maintenance(reclaimed=reclaimed, more=True, held_seconds=held)
             since = self.indexes.staged_since
             due = since is not None and time.monotonic() - since >= self.publish_seconds
-            if not (queue_empty or behind or due) and self._over_budget(self.indexes.pending):
+            over_budget = self._over_budget(self.indexes.pending)
+            if over_budget and not (queue_empty or behind or due):
                 # More apps than writers may open: the changes wait, to be given to the
                 # writers app by app when the publish is due, between fewer commits.
                 return Maintenance(reclaimed=reclaimed, more=True, held_seconds=held)
@@ -362,7 +364,7 @@ class TantivyIndexStore:
                     (self.purges_per_step + len(applied) + 1,),
                 ).fetchall()
             fresh = [(MessageId(m), AppId(a)) for m, a in waiting if m not in applied]
-            self._apply_pending()
+            self._apply_pending(over_budget)  # (`pending` is as it was judged above)
             # An app set aside keeps its documents until `rebuild` replaces its index.
             reclaiming = fresh[: self.purges_per_step]
             self._delete_or_set_aside((app_id, message_id) for message_id, app_id in reclaiming)
