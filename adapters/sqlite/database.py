@@ -28,9 +28,8 @@ from pathlib import Path
 import attrs
 
 from chat_recall.adapters.sqlite.host_values import CODECS
-from chat_recall.adapters.sqlite.interpreter import holding_write_lock
 from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.adapters.sqlite.time_limit import WATCHDOG
+from chat_recall.adapters.sqlite.time_limit import TransactionWatchdog
 from chat_recall.application.write_lock import CommitTimer, WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
@@ -139,6 +138,7 @@ class SqliteDatabase:
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
     _codec: str | None = attrs.field(default=None, init=False)
     _immutable: set[int] = attrs.field(factory=set, init=False)  # ids of immutable readers
+    _watchdog: TransactionWatchdog = attrs.field(factory=TransactionWatchdog, init=False)
 
     @classmethod
     def open(cls, target: str | Path | sqlite3.Connection, schema: HostSchema) -> SqliteDatabase:
@@ -250,18 +250,19 @@ class SqliteDatabase:
         is never interrupted."""
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
-            with translate_errors(), holding_write_lock():
+            with translate_errors():
                 connection.execute("BEGIN IMMEDIATE")
                 acquired = time.perf_counter()
+                watchdog = self._watchdog
                 limit = None
                 if time_limit_seconds is not None:
-                    limit = WATCHDOG.arm(connection, time_limit_seconds)
+                    limit = watchdog.arm(connection, time_limit_seconds)
                 try:
                     yield connection
-                    if limit is not None and WATCHDOG.disarm(limit):
+                    if limit is not None and watchdog.disarm(limit):
                         raise _over_time(time_limit_seconds)
                 except BaseException as error:
-                    over = limit is not None and WATCHDOG.disarm(limit)
+                    over = limit is not None and watchdog.disarm(limit)
                     if connection.in_transaction:  # SQLite may have rolled it back itself
                         connection.execute("ROLLBACK")
                     self.lock_stats.record(time.perf_counter() - acquired, began=acquired)
@@ -321,6 +322,8 @@ class SqliteDatabase:
             _commit_without_sync_in_wal(writer)
 
     def close(self) -> None:
+        """Close every connection and end the time limit's thread."""
+        self._watchdog.close()
         with self._lock:
             for connection in self._opened:
                 connection.close()

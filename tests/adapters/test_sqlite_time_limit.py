@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from chat_recall.adapters.sqlite import database as database_module
 from chat_recall.adapters.sqlite import time_limit
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.schema import HostSchema
@@ -85,7 +84,7 @@ def test_a_transaction_past_its_limit_is_rolled_back_even_before_the_watchdog_ra
 ) -> None:
     """Its statements may not let the watchdog thread run before it ends (a fast
     tantivy batch did not): the end checks the clock itself."""
-    monkeypatch.setattr(database_module, "WATCHDOG", time_limit.TransactionWatchdog())
+    monkeypatch.setattr(database, "_watchdog", time_limit.TransactionWatchdog())
     monkeypatch.setattr(threading.Thread, "start", lambda self: None)  # never runs
     over = pytest.raises(TransactionOverTime)
     with over, database.writing(time_limit_seconds=1e-9) as connection:
@@ -151,3 +150,17 @@ def test_slow_commits_are_kept_with_what_they_spent(
     with database.writing() as connection:
         connection.execute("INSERT INTO t VALUES (2)")
     assert len(database.lock_stats.slow_commits) == 1
+
+
+def test_closing_the_database_ends_its_watchdog_thread(database: SqliteDatabase) -> None:
+    """The watchdog belongs to its database: nothing of it outlives `close()`."""
+
+    def watchdogs() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "chat-recall-time-limit"]
+
+    before = watchdogs()
+    with pytest.raises(TransactionOverTime):
+        limited(database, ENDLESS)
+    assert len(watchdogs()) == len(before) + 1
+    database.close()
+    assert watchdogs() == before
