@@ -27,10 +27,12 @@ from pathlib import Path
 
 import attrs
 
+from chat_recall.adapters.pacing import LockPacer
+from chat_recall.adapters.sqlite.commit_usage import CommitTimer
 from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.adapters.sqlite.time_limit import TransactionWatchdog
-from chat_recall.application.write_lock import CommitTimer, WriteLockStats
+from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
     IndexUnavailable,
@@ -43,10 +45,6 @@ from chat_recall.domain.errors import (
 )
 
 BUSY_TIMEOUT_MS = 5_000
-# A pause between the short transactions of a long job (marking, expanding, orphan
-# removal): a host writer that found the lock taken retries after its busy handler's
-# first 1-2 ms sleep, and finds it free instead of losing the race to our next one.
-TRANSACTION_GAP_SECONDS = 0.002
 # Our commits checkpoint the WAL once it holds this many frames (SQLite's default: 1,000).
 WAL_CHECKPOINT_FRAMES = 250
 
@@ -56,11 +54,6 @@ def _over_time(seconds: float | None) -> TransactionOverTime:
         f"a write transaction was still open after its limit of {(seconds or 0) * 1000:.0f} ms "
         "and was rolled back"
     )
-
-
-def make_way() -> None:
-    """Between two transactions of a long job (see TRANSACTION_GAP_SECONDS)."""
-    time.sleep(TRANSACTION_GAP_SECONDS)
 
 
 def require_existing(path: Path) -> Path:
@@ -133,12 +126,15 @@ class SqliteDatabase:
     # Called with every SQL statement any chat-recall connection runs (tests, audits).
     trace: Callable[[str], None] | None = None
     lock_stats: WriteLockStats = attrs.field(factory=WriteLockStats, init=False)
+    # Paces every write transaction of ours around the host's (domain `PacingRule`).
+    pacer: LockPacer = attrs.field(factory=LockPacer, init=False)
     _local: threading.local = attrs.field(factory=threading.local, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
     _codec: str | None = attrs.field(default=None, init=False)
     _immutable: set[int] = attrs.field(factory=set, init=False)  # ids of immutable readers
     _watchdog: TransactionWatchdog = attrs.field(factory=TransactionWatchdog, init=False)
+    _versions: dict[int, int] = attrs.field(factory=dict, init=False)  # data_version seen
 
     @classmethod
     def open(cls, target: str | Path | sqlite3.Connection, schema: HostSchema) -> SqliteDatabase:
@@ -243,39 +239,67 @@ class SqliteDatabase:
         return connection
 
     @contextlib.contextmanager
-    def writing(self, *, time_limit_seconds: float | None = None) -> Iterator[sqlite3.Connection]:
+    def writing(
+        self, *, time_limit_seconds: float | None = None, paced: bool = True
+    ) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error).
-        With a time limit, a transaction still open at it is interrupted and rolled
-        back, and `TransactionOverTime` raised (`time_limit.py`); the COMMIT itself
-        is never interrupted."""
+        Paced (`pacer`): it begins only after the rest the last one earned, and whether
+        the host committed since is noted; `paced=False` for writes that are the host's
+        own (`SqliteHostWriter`). With a time limit, a transaction still open at it is
+        interrupted and rolled back, and `TransactionOverTime` raised (`time_limit.py`);
+        the COMMIT itself is never interrupted."""
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
             with translate_errors():
+                if paced:
+                    self._notice_host(connection)
+                    self.pacer.begin()
                 connection.execute("BEGIN IMMEDIATE")
                 acquired = time.perf_counter()
-                watchdog = self._watchdog
-                limit = None
-                if time_limit_seconds is not None:
-                    limit = watchdog.arm(connection, time_limit_seconds)
                 try:
-                    yield connection
-                    if limit is not None and watchdog.disarm(limit):
-                        raise _over_time(time_limit_seconds)
-                except BaseException as error:
-                    over = limit is not None and watchdog.disarm(limit)
+                    with self._limited(connection, time_limit_seconds):
+                        yield connection
+                except BaseException:
                     if connection.in_transaction:  # SQLite may have rolled it back itself
                         connection.execute("ROLLBACK")
-                    self.lock_stats.record(time.perf_counter() - acquired, began=acquired)
-                    if over and not isinstance(error, TransactionOverTime):
-                        raise _over_time(time_limit_seconds) from error
+                    self._held(acquired, paced)
                     raise
                 timer = CommitTimer.started()
                 connection.execute("COMMIT")
                 commit = timer.stop()
                 self.lock_stats.record_commit(acquired, commit)
-                self.lock_stats.record(
-                    time.perf_counter() - acquired, began=acquired, committing=commit.seconds
-                )
+                self._held(acquired, paced, commit.seconds)
+
+    @contextlib.contextmanager
+    def _limited(self, connection: sqlite3.Connection, seconds: float | None) -> Iterator[None]:
+        """The block under the time limit: `TransactionOverTime` when it passed, by the
+        watchdog or by the clock (the caller then rolls back)."""
+        if seconds is None:
+            yield
+            return
+        limit = self._watchdog.arm(connection, seconds)
+        try:
+            yield
+        except BaseException as error:
+            if self._watchdog.disarm(limit) and not isinstance(error, TransactionOverTime):
+                raise _over_time(seconds) from error
+            raise
+        if self._watchdog.disarm(limit):
+            raise _over_time(seconds)
+
+    def _held(self, acquired: float, paced: bool, committing: float = 0.0) -> None:
+        held = time.perf_counter() - acquired
+        self.lock_stats.record(held, began=acquired, committing=committing)
+        if paced:
+            self.pacer.end(held)
+
+    def _notice_host(self, connection: sqlite3.Connection) -> None:
+        """`PRAGMA data_version` moves when another connection commits: the host wrote."""
+        version = int(connection.execute("PRAGMA data_version").fetchone()[0])
+        seen = self._versions.get(id(connection))
+        self._versions[id(connection)] = version
+        if seen is not None and seen != version:
+            self.pacer.host_wrote()
 
     @contextlib.contextmanager
     def inspecting(self) -> Iterator[sqlite3.Connection]:
@@ -320,10 +344,12 @@ class SqliteDatabase:
             writer = self._thread_connection("writer")
             writer.execute("PRAGMA journal_mode = WAL")
             _commit_without_sync_in_wal(writer)
+            self._versions.pop(id(writer), None)  # the switch moves `data_version` too
 
     def close(self) -> None:
         """Close every connection and end the time limit's thread."""
         self._watchdog.close()
+        self._versions.clear()
         with self._lock:
             for connection in self._opened:
                 connection.close()
