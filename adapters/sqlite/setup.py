@@ -46,8 +46,13 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         check_fts5(connection)
         database.schema.verify(connection)
     database.enable_wal()
+    previous: int | None = None
+    done = False
+    while not done:  # a fresh install in steps, each a short transaction of its own
+        with database.writing() as connection:
+            found, done = migrations.install_step(connection, database.schema)
+        previous = found if previous is None else previous
     with database.writing() as connection:
-        previous = migrations.install(connection, database.schema)
         repairs = registry.restore(connection, database.schema)
         recorded = migrations.recorded_analysis(connection)
     finish(database)
@@ -60,6 +65,7 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]
+    assert previous is not None
     return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty), rebuilt, tuple(repairs))
 
 

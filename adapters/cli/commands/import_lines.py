@@ -1,5 +1,6 @@
 """`chat-recall import`: chats and messages from JSON Lines (a file, or - for standard
-input) into the host tables, with progress. The format is in the README."""
+input) into the host tables, with progress, then index them as `chat-recall index`
+does (and end as it does). The format is in the README."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     options.add_quiet(parser)
+    options.add_planning(parser)
     parser.epilog = (
         "A missing database is created with the reference schema (not with --schema), and "
         "removed again if nothing could be imported. Exit code 1 when any line was refused; "
@@ -102,4 +104,16 @@ def run(arguments: argparse.Namespace) -> int:
     )
     if not (report.chats or report.messages or report.ignored):
         print(f"chat-recall: nothing was imported into {arguments.db}", file=sys.stderr)
+    elif report.chats or report.messages:
+        _index(arguments)
     return Exit.FAILED if report.errors else Exit.OK
+
+
+def _index(arguments: argparse.Namespace) -> None:
+    """Index what was imported, and end as `chat-recall index` ends."""
+    from chat_recall.adapters.cli.indexing import drain, summary
+    from chat_recall.adapters.cli.progress import reporter
+
+    with database.open_recall(arguments) as recall:
+        report = drain(recall, reporter("indexing", quiet=arguments.quiet))
+    print(summary(report))
