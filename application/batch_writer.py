@@ -25,9 +25,9 @@ from chat_recall.application.health import error_kind
 from chat_recall.domain.errors import SYSTEMIC_ERRORS, StorageDamaged, TransactionOverTime
 from chat_recall.domain.indexing import (
     BatchSizing,
-    chunk_batch,
     join_batches,
     refuse,
+    split_at,
     split_batch,
 )
 from chat_recall.domain.model import IndexBatch
@@ -112,12 +112,24 @@ class BatchWriter:
         budget = self.pacer.budget()
         return self._sizes.get(budget) or self.sizing.at(budget).initial
 
+    def batch_size(self) -> int:
+        """How many markers a batch takes: what one transaction takes at the largest
+        budget (a quiet host's), written in parts of `size()` while a smaller one holds.
+        Planning, reading and the maintenance step after the batch are per batch, not
+        per part."""
+        budget = self.sizing.budget_seconds
+        return max(self._sizes.get(budget) or self.sizing.initial, self.size())
+
     def write(self, batch: IndexBatch, unit_of_work: IndexUnitOfWork) -> Written:
         """Write the batch through `unit_of_work`, in parts when it must be; returns what
         was applied."""
-        run = _Run(batch, pending=chunk_batch(batch, self.size())[::-1])
+        run = _Run(batch, pending=[batch])
         while run.pending:
             part = run.pending.pop()
+            size = self.size()  # the budget may change from part to part
+            if len(part.cleared) > size:
+                part, rest = split_at(part, size)
+                run.pending.append(rest)
             if part.cleared:
                 self._attempt(part, run, unit_of_work)
         if run.first_failure is not None and not run.written:

@@ -83,6 +83,7 @@ class BatchReport:
     purged: int = 0
     quarantined: int = 0  # rows set aside as unreadable (see `Quarantine`)
     chats_expanded: int = 0
+    expanded_messages: int = 0  # marked by the chats expanded
     batch_size: int = 0
     duration_seconds: float = 0.0
     projection_seconds: float = 0.0  # of duration_seconds: planning in this process
@@ -185,10 +186,10 @@ class Indexer:
         if not self._prepared:  # under the claim: a waiting indexer scans nothing
             self.prepare()
         started = self.clock.monotonic()
-        expanded, all_chats = self._expand_chats()
-        planned = self.planner.next(self._writer.size(), self.repo, self.policy)
+        expanded, marked, all_chats = self._expand_chats()
+        planned = self.planner.next(self._writer.batch_size(), self.repo, self.policy)
         written = self._write(planned)
-        self.planner.ahead(self._writer.size(), self.repo, self.policy)
+        self.planner.ahead(self._writer.batch_size(), self.repo, self.policy)
         maintaining = self.clock.monotonic()
         maintenance = self.index.maintain()
         ended = self.clock.monotonic()
@@ -201,6 +202,7 @@ class Indexer:
             purged=maintenance.reclaimed,
             quarantined=len(written.batch.quarantined),
             chats_expanded=expanded,
+            expanded_messages=marked,
             batch_size=planned.size,
             duration_seconds=ended - started,
             projection_seconds=planned.seconds,
@@ -212,13 +214,12 @@ class Indexer:
         self._tell(report, written.batch, len(planned.markers))
         return report
 
-    def _expand_chats(self) -> tuple[int, bool]:
-        """Mark the messages of a few dirty chats dirty (a renamed chat re-indexes);
-        whether these were all the dirty chats."""
+    def _expand_chats(self) -> tuple[int, int, bool]:
+        """Mark the messages of a few dirty chats dirty (a renamed chat re-indexes): how
+        many chats, how many messages, and whether these were all the dirty chats."""
         chats = self.dirty.pending_chats(self.settings.chats_per_batch)
-        for marker in chats:
-            self.dirty.expand_chat(marker)
-        return len(chats), len(chats) < self.settings.chats_per_batch
+        marked = sum(self.dirty.expand_chat(marker) for marker in chats)
+        return len(chats), marked, len(chats) < self.settings.chats_per_batch
 
     def _write(self, planned: PlannedBatch) -> Written:
         if not planned.markers:
@@ -288,7 +289,7 @@ class Indexer:
 
     @property
     def batch_size(self) -> int:
-        """The size the next batch asks for (it follows the pacer's budget)."""
+        """How many markers the next transaction takes (it follows the pacer's budget)."""
         return self._writer.size()
 
     # -- the background worker ------------------------------------------------------------

@@ -161,15 +161,10 @@ def split_batch(batch: IndexBatch) -> tuple[IndexBatch, IndexBatch]:
     return _part(batch, batch.cleared[:half]), _part(batch, batch.cleared[half:])
 
 
-def chunk_batch(batch: IndexBatch, size: int) -> list[IndexBatch]:
-    """The batch in parts of at most `size` markers, in order, each with its writes: a
-    batch is written in transactions the time budget allows."""
-    if size >= len(batch.cleared):
-        return [batch]
-    return [
-        _part(batch, batch.cleared[start : start + size])
-        for start in range(0, len(batch.cleared), size)
-    ]
+def split_at(batch: IndexBatch, size: int) -> tuple[IndexBatch, IndexBatch]:
+    """The batch's first `size` markers and the rest, each with its own writes: a batch is
+    written in parts as large as the time budget allows when each is written."""
+    return _part(batch, batch.cleared[:size]), _part(batch, batch.cleared[size:])
 
 
 def refuse(batch: IndexBatch) -> IndexBatch:

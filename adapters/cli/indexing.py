@@ -8,7 +8,8 @@ first batch that took every marker pending when it read them (`BatchReport.drain
 however fast the host writes meanwhile; what arrives after that is the app's own
 indexer's (or the next command's). A host that writes faster than the command can index
 keeps it going until it has processed as many messages again as were pending at its
-start (at least `ARRIVALS_AT_LEAST`), no longer. While another indexer holds the queue,
+start (with the messages of the chats it expanded; at least `ARRIVALS_AT_LEAST`), no
+longer. While another indexer holds the queue,
 the command waits until that one has caught up with what was pending at its start.
 """
 
@@ -53,7 +54,7 @@ class DrainReport:
 
 @attrs.define
 class _Tally:
-    at_start: int
+    work: int  # pending at the start, and the messages of the chats expanded since
     indexed: int = 0
     deleted: int = 0
     purged: int = 0
@@ -62,6 +63,7 @@ class _Tally:
     waited_for: str | None = None
 
     def add(self, report: BatchReport) -> None:
+        self.work += report.expanded_messages  # a chat's messages: work, not arrivals
         self.batches += 1
         self.indexed += report.indexed
         self.deleted += report.deleted
@@ -74,7 +76,7 @@ class _Tally:
 
     @property
     def outpaced(self) -> bool:
-        return self.processed >= self.at_start + max(self.at_start, ARRIVALS_AT_LEAST)
+        return self.processed >= self.work + max(self.work, ARRIVALS_AT_LEAST)
 
 
 def drain(
@@ -84,7 +86,7 @@ def drain(
     planner = recall.indexer.planner
     apart_before, failures_before = planner.planned_apart, planner.failures
     tally = _Tally(recall.dirty.backlog().messages)
-    pending, counted_at, since_count = tally.at_start, started, 0
+    pending, counted_at, since_count = tally.work, started, 0
     try:
         while True:
             report = recall.indexer.run_batch()
