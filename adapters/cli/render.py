@@ -76,10 +76,18 @@ def _time(iso: str | None) -> str:
 
 
 def _wrap(text: str, indent: str) -> str:
+    """Prose lines wrapped to the terminal; code (indented lines, lines with tabs, and
+    everything between ``` fences) exactly as written, so it can be read and copied."""
     import textwrap
 
     lines = []
+    fenced = False
     for paragraph in text.splitlines() or [""]:
+        fence = paragraph.lstrip().startswith("```")
+        if fence or fenced or paragraph[:1] in (" ", "\t") or "\t" in paragraph:
+            lines.append((indent + paragraph).rstrip())
+            fenced ^= fence
+            continue
         lines.append(
             textwrap.fill(paragraph, _width(), initial_indent=indent, subsequent_indent=indent)
             or indent.rstrip()
