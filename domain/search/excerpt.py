@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from chat_recall.domain.projection.text import tidy_lines
+from chat_recall.domain.projection.text import clip_chars, collapse_whitespace, tidy_lines
 from chat_recall.domain.text import reading_text
 from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.unicode61 import same_length_fold, token_run_character
@@ -48,6 +48,18 @@ def highlight(
     """The wanted terms the text holds, and its excerpt, from one scan."""
     hits = analysis.find_terms(index_text, wanted)
     return frozenset(term for _, _, term in hits), _excerpt(index_text, hits, max_chars)
+
+
+# At most this many characters of a chat title lead a title-only match's excerpt.
+TITLE_EXCERPT_CHARS = 80
+
+
+def title_excerpt(index_title: str, index_body: str, max_chars: int) -> str:
+    """The excerpt of a match found only through its chat's title: the title, which is
+    what matched, then the start of the message."""
+    title = clip_chars(collapse_whitespace(reading_text(index_title)), TITLE_EXCERPT_CHARS)
+    lead = f"[chat title: {title}] "
+    return lead + _cut(index_body, 0, max(max_chars - len(lead), 1))
 
 
 def _excerpt(index_text: str, hits: list[tuple[int, int, str]], max_chars: int) -> str:

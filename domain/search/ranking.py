@@ -43,6 +43,14 @@ class SearchPolicy:
     recency_weight: float = 0.0
     # Within a chat, show matches whose body holds query words before title-only ones.
     prefer_body_evidence: bool = True
+    # score * factor for a match whose own text holds none of the query's words, found
+    # only through its chat's title: every message of a chat titled "Deploy to Fly.io"
+    # matches `deploy`, its shortest ones ("Frankfurt (fra).") best, above the message
+    # that says `fly deploy`. A hundredth puts such matches below any message holding
+    # the words in every engine (PostgreSQL's ranking weighs a title match about ten
+    # times a body match), while a body match in a chat so titled keeps the title's
+    # weight; 1.0: the design's algorithm.
+    title_only_factor: float = 0.01
     # The design's exact-phrase bonus: score * factor for a match whose body or title
     # holds the whole normalised query (about what FTS5 added when the phrase was one
     # more OR phrase of the query: its bm25 term, roughly the words' own).
@@ -77,6 +85,7 @@ class SearchPolicy:
             coverage_exponent=0.0,
             supersede_margin=0.0,
             segment_unspaced=False,
+            title_only_factor=1.0,
         )
 
 
