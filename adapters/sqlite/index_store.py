@@ -58,7 +58,7 @@ from chat_recall.domain.model import (
     Quarantine,
     QuarantinedRow,
 )
-from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.text.analysis import TextAnalysis
 
 # FTS5 merge work per written table and maintenance step: one transaction of small merge
@@ -609,6 +609,9 @@ class SqliteFts5IndexStore:
     def search(self, query: ScopedQuery) -> list[Candidate]:
         if query.match.is_empty:
             return []
+        match = compile_match(query.match, query.exclude_chat_id, self.analysis)
+        if match is None:
+            return []
         with self.database.reading() as connection:
             table = self._readable_table(connection, query.app_id)
             if table is None:
@@ -631,7 +634,7 @@ class SqliteFts5IndexStore:
                 (
                     query.weights.title,
                     query.weights.body,
-                    compile_match(query.match, query.exclude_chat_id),
+                    match,
                     query.window + past,
                     query.app_id,
                     query.window,
@@ -682,6 +685,34 @@ class SqliteFts5IndexStore:
             for row in rows
         ]
 
+    def vocabulary(self, probe: VocabularyProbe) -> list[TermCount]:
+        """From the app's own table, through an `fts5vocab` table of type `row` (terms
+        and the rows holding them, read from the index's term dictionary: an exact term
+        is one seek, a prefix one range scan)."""
+        found: dict[str, int] = {}
+        with self.database.reading() as connection:
+            table = self._readable_table(connection, probe.app_id)
+            if table is None:
+                return []
+            vocabulary = _vocabulary_table(connection, table)
+            for start in range(0, len(probe.terms), VOCABULARY_CHUNK):
+                chunk = probe.terms[start : start + VOCABULARY_CHUNK]
+                marks = ", ".join("?" for _ in chunk)
+                found.update(
+                    connection.execute(
+                        f"SELECT term, doc FROM {vocabulary} WHERE term IN ({marks})", chunk
+                    ).fetchall()
+                )
+            if probe.prefix:
+                found.update(
+                    connection.execute(
+                        f"SELECT term, doc FROM {vocabulary} WHERE term >= ? AND term < ? "
+                        "ORDER BY term LIMIT ?",
+                        (probe.prefix, probe.prefix + PAST_EVERY_CHARACTER, probe.limit),
+                    ).fetchall()
+                )
+        return [TermCount(term, found[term]) for term in sorted(found)]
+
     def document_ids(self, app_id: AppId) -> list[MessageId]:
         with self.database.reading() as connection:
             rows = connection.execute(
@@ -725,6 +756,36 @@ class SqliteFts5IndexStore:
             connection.execute(
                 f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('projection', ?)", (stamp,)
             )
+
+
+# Terms looked up per statement (bound values: SQLite's limit was 999 before 3.32).
+VOCABULARY_CHUNK = 500
+# Every text that begins with a prefix sorts below the prefix followed by this.
+PAST_EVERY_CHARACTER = "\U0010ffff"
+
+
+def _vocabulary_table(connection: sqlite3.Connection, table: str) -> str:
+    """A `temp` fts5vocab table over an app's table, created once per connection: in
+    the connection's own temporary schema, so a read-only connection makes it (with
+    `query_only` lifted for that statement: the database itself stays read-only) and
+    no file is written."""
+    name = f"chat_recall_vocabulary_{table}"
+    exists = connection.execute(
+        "SELECT 1 FROM temp.sqlite_master WHERE name = ?", (name,)
+    ).fetchone()
+    if exists is None:
+        query_only = connection.execute("PRAGMA query_only").fetchone()[0]
+        if query_only:
+            connection.execute("PRAGMA query_only = OFF")
+        try:
+            connection.execute(
+                f"CREATE VIRTUAL TABLE temp.{quote(name)} "
+                f"USING fts5vocab(main, {quote(table)}, 'row')"
+            )
+        finally:
+            if query_only:
+                connection.execute("PRAGMA query_only = ON")
+    return f"temp.{quote(name)}"
 
 
 def _insert_texts(

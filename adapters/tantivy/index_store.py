@@ -52,9 +52,10 @@ from chat_recall.adapters.tantivy.engine import (
     BackgroundCommit,
     TantivyIndexes,
     engine_failure,
+    engine_term,
     to_tantivy,
 )
-from chat_recall.adapters.tantivy.query import compile_match
+from chat_recall.adapters.tantivy.query import compile_match, domain_term
 from chat_recall.domain.errors import ChatRecallError, IndexUnavailable, StorageError
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.model import (
@@ -69,7 +70,7 @@ from chat_recall.domain.model import (
     Quarantine,
     QuarantinedRow,
 )
-from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.text.analysis import TextAnalysis
 
 # A queued tantivy change: a document to add, or (app, message) to delete.
@@ -656,6 +657,27 @@ class TantivyIndexStore:
             )
             for message_id in ranked[: query.window]
         ]
+
+    def vocabulary(self, probe: VocabularyProbe) -> list[TermCount]:
+        """From the app's own index's term dictionaries (title and body): documents
+        counted per field and summed, deleted ones included until segments merge."""
+        index = self._readable(probe.app_id)
+        if index is None:
+            return []
+        searcher = index.searcher()
+        found: dict[str, int] = {}
+        for field in ("title", "body"):
+            for term in probe.terms:
+                count = searcher.doc_freq(field, engine_term(term))
+                if count:
+                    found[term] = found.get(term, 0) + count
+            if probe.prefix:
+                for term, count in searcher.terms_with_prefix(
+                    field, engine_term(probe.prefix), limit=probe.limit
+                ):
+                    key = domain_term(term)
+                    found[key] = found.get(key, 0) + count
+        return [TermCount(term, found[term]) for term in sorted(found)]
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
         if not message_ids:
