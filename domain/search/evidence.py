@@ -39,6 +39,7 @@ def rank_matches(
             continue
         body_terms, excerpt = highlight(document.body, wanted, policy.excerpt_chars, plan.analysis)
         terms = body_terms | matched_terms(document.title, wanted, plan.analysis)
+        terms |= plan.phrases_held(document.body, document.title)
         score = adjust(candidate, policy, recency)
         if not body_terms:  # found through its chat's title: the excerpt says so
             score *= policy.title_only_factor
@@ -120,6 +121,7 @@ def with_answers(
         if current is not None and current.adjusted_score >= score:
             continue
         terms, excerpt = highlight(answer.body, plan.wanted, policy.excerpt_chars, plan.analysis)
+        terms |= plan.phrases_held(answer.body)
         if not terms and not question.body_evidence:  # both found through the title
             excerpt = title_excerpt(answer.title, answer.body, policy.excerpt_chars)
         by_id[answer.message_id] = RankedMatch(

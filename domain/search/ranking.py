@@ -3,6 +3,8 @@ higher is better; the policies here multiply them (boosts > 1, penalties < 1).""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import attrs
 
 from chat_recall.domain.model import Candidate, ChatId
@@ -165,16 +167,20 @@ def _normal(excerpt: str) -> str:
     return " ".join(excerpt.lower().split())
 
 
+# Whether the terms found in a chat hold one query word (`QueryTerm.held`).
+WordTest = Callable[[frozenset[str]], bool]
+
+
 def group(
     matches: list[RankedMatch],
     policy: SearchPolicy,
     limit: int,
-    words: tuple[tuple[str, ...], ...] = (),
+    words: Sequence[WordTest] = (),
 ) -> list[ChatGroup]:
     """At most `policy.matches_per_chat` materially distinct matches per chat; chats by
-    rank score (best adjusted score, weighed by the share of the query's `words`, each a
-    word's terms, that the chat holds), then newest matched message, then chat id; then
-    a later chat that supersedes an earlier near-equal one goes above it."""
+    rank score (best adjusted score, weighed by the share of the query's `words` that
+    the chat holds), then newest matched message, then chat id; then a later chat that
+    supersedes an earlier near-equal one goes above it."""
     by_chat: dict[ChatId, list[RankedMatch]] = {}
     ordered = sorted(
         matches, key=lambda m: (-m.adjusted_score, -m.candidate.created_at, m.candidate.message_id)
@@ -206,7 +212,7 @@ def group(
                 break
         if kept:
             found = frozenset().union(*(m.terms for m in chat_matches))
-            held = frozenset(i for i, terms in enumerate(words) if all(t in found for t in terms))
+            held = frozenset(i for i, holds in enumerate(words) if holds(found))
             rank = best.adjusted_score
             if words and policy.coverage_exponent:
                 rank *= (len(held) / len(words)) ** policy.coverage_exponent
