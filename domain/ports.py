@@ -59,13 +59,16 @@ class HostWriter(Protocol):
     def add_message(
         self,
         chat_id: ChatId,
-        role: Role,
+        role: Role | str,
         content: str,
         created_at: int,
         *,
         is_compaction_summary: bool = False,
         message_id: MessageId | None = None,
-    ) -> MessageId: ...
+    ) -> MessageId:
+        """A new message; `role` is the enum or its value (`"user"`, `"assistant"`),
+        anything else InvalidArguments."""
+        ...
 
     def update_message(self, message_id: MessageId, content: str) -> None: ...
 

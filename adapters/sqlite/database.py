@@ -40,6 +40,7 @@ from chat_recall.domain.errors import (
     StorageDamaged,
     StorageError,
     StorageReadOnly,
+    StorageUnavailable,
     TransactionOverTime,
 )
 
@@ -354,12 +355,38 @@ def translate_errors() -> Iterator[None]:
         ) from error
 
 
-def _cannot_open(path: Path, error: sqlite3.Error) -> IndexUnavailable:
+def _cannot_open(path: Path, error: sqlite3.Error) -> StorageUnavailable:
+    """The error for a database file SQLite cannot open, naming the path and the fix."""
     if _code(error) == SQLITE_NOTADB:
-        return IndexUnavailable(
-            f"cannot open the database: {path} is not an SQLite database ({error})"
+        return StorageUnavailable(
+            str(path),
+            f"cannot open the database: {path} is not an SQLite database ({error})",
+            "check the path: it names another file",
         )
-    return IndexUnavailable(f"cannot open the database: {error}")
+    directory = path.absolute().parent
+    if not directory.is_dir():
+        return StorageUnavailable(
+            str(path),
+            f"cannot open the database {path}: the directory {directory} does not exist",
+            "check the path, or create the directory first",
+        )
+    return StorageUnavailable(
+        str(path),
+        f"cannot open the database {path}: {error}",
+        "check that this user may read the file and its directory (and write them, to "
+        "install or index)",
+    )
+
+
+def missing_database(path: Path) -> StorageUnavailable:
+    """No file at the path a host gave `chat_recall.sqlite`: an error naming it, never a
+    new empty database (a mistyped path would otherwise look like an empty history)."""
+    return StorageUnavailable(
+        str(path),
+        f"no database at {path.absolute()}",
+        "chat_recall.sqlite opens the host's existing database file: check the path, or "
+        "pass create_host_schema=True to create a new one with the reference tables",
+    )
 
 
 def _code(error: sqlite3.Error) -> int:
