@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
@@ -16,7 +17,10 @@ from chat_recall.adapters.cli.exits import Exit
 if TYPE_CHECKING:
     from chat_recall.application.tools.registry import ToolOutcome
 
-TextRenderer = Callable[[Any, Mapping[str, str]], str]
+# A text renderer gets the payload, the tool argument -> flag names, and the start of a
+# pasteable command with this run's scope flags (`options.command_line`, without its
+# command): `chat-recall {command} --db ... --app ...`.
+TextRenderer = Callable[[Any, Mapping[str, str], Callable[[str], str]], str]
 
 
 def resolve(requested: str | None, stream: TextIO | None = None) -> str:
@@ -41,7 +45,11 @@ def with_flags(message: str, flags: Mapping[str, str]) -> str:
 
 
 def tool_outcome(
-    outcome: ToolOutcome, fmt: str, text: TextRenderer, flags: Mapping[str, str]
+    outcome: ToolOutcome,
+    fmt: str,
+    text: TextRenderer,
+    flags: Mapping[str, str],
+    command: Callable[[str], str] = lambda name: f"chat-recall {name}",
 ) -> int:
     failure = outcome.error
     if failure is not None:
@@ -58,7 +66,7 @@ def tool_outcome(
     if fmt == "pretty":
         print(as_json(payload, fmt))
     else:
-        print(text(payload, flags), end="")
+        print(text(payload, flags, command), end="")
     return Exit.OK
 
 
@@ -105,7 +113,9 @@ def _index_note(payload: Mapping[str, Any]) -> str:
     )
 
 
-def search_text(payload: Mapping[str, Any], flags: Mapping[str, str]) -> str:
+def search_text(
+    payload: Mapping[str, Any], flags: Mapping[str, str], command: Callable[[str], str]
+) -> str:
     results = payload["results"]
     count = f"{len(results)} chat{'s' if len(results) != 1 else ''}"
     out = [f"{count} matching {payload['query']!r} ({_index_note(payload)})", ""]
@@ -122,10 +132,19 @@ def search_text(payload: Mapping[str, Any], flags: Mapping[str, str]) -> str:
         out.append("")
     if payload["results_truncated"]:
         out.append("(more results were cut to keep the output within its budget)")
+    for note in ("query_note", "index_note"):
+        if payload.get(note):
+            out += [_wrap(payload[note], ""), ""]
+    suggested = payload.get("did_you_mean") or {}
+    if suggested:
+        query = payload["query"]
+        for word, guesses in suggested.items():
+            query = re.sub(rf"(?<!\S){re.escape(word)}(?!\S)", guesses[0], query, count=1)
+        out.append(f"did you mean: {command('search')} {shlex.quote(query)}")
     if results:
         first = results[0]
         around = first["matches"][0]["message_id"]
-        out.append(f"read more: chat-recall read --chat {first['chat_id']} --around {around}")
+        out.append(f"read more: {command('read')} --chat {first['chat_id']} --around {around}")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -133,7 +152,9 @@ def _continuation(arguments: Mapping[str, int], flags: Mapping[str, str]) -> str
     return " ".join(f"{flags.get(name, name)} {value}" for name, value in arguments.items())
 
 
-def read_text(payload: Mapping[str, Any], flags: Mapping[str, str]) -> str:
+def read_text(
+    payload: Mapping[str, Any], flags: Mapping[str, str], command: Callable[[str], str]
+) -> str:
     chat = payload["chat"]
     window = payload["range"]
     title = chat["title"] or "(untitled)"
@@ -156,7 +177,7 @@ def read_text(payload: Mapping[str, Any], flags: Mapping[str, str]) -> str:
     for side in ("before", "after"):
         more = payload[f"continue_{side}"]
         if more:
-            out.append(f"more {side}: {_continuation(more, flags)}")
+            out.append(f"more {side}: {command('read')} {_continuation(more, flags)}")
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -171,14 +171,14 @@ def test_formats_for_search_read_and_status(database: Path, capsys: Capture) -> 
     assert "1 chat matching 'login sessions' (index up to date)" in text
     assert "chat 7: Auth" in text
     assert "message 43, assistant, 2023-11-14 22:13 UTC" in text
-    assert "read more: chat-recall read --chat 7 --around" in text
+    assert f"read more: chat-recall read --db {database} --app 1 --chat 7 --around" in text
 
     read = ["read", "--db", str(database), "--app", "1", "--chat", "7", "--format", "text"]
     assert main([*read, "--around", "42", "--before", "0", "--after", "0"]) == 0
     text = capsys.readouterr().out
     assert "── message 42, user, 2023-11-14 22:13 UTC" in text
     assert "Sessions or JWT for login?" in text
-    assert "more after: --chat 7 --around 42 --before 0 --after 1" in text
+    assert f"more after: chat-recall read --db {database} --app 1 --chat 7 --around 42" in text
 
     assert main(["status", "--db", str(database), "--format", "text"]) == 0
     text = capsys.readouterr().out

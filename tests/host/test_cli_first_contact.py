@@ -4,6 +4,8 @@ errors on a terminal, plurals, and a subcommand's own usage for a bad flag."""
 
 from __future__ import annotations
 
+import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -21,3 +23,107 @@ def test_init_names_the_path_it_cannot_create(tmp_path: Path, capsys: Capture) -
     assert str(target) in error
     assert f"the directory {target.parent} does not exist" in error
     assert list(tmp_path.iterdir()) == []
+
+
+LINES = [
+    {"type": "chat", "id": 7, "app_id": 1, "title": "Auth", "created_at": 1_700_000_000},
+    {
+        "type": "message",
+        "id": 42,
+        "chat_id": 7,
+        "role": "user",
+        "content": "Sessions or JWT for authentication?",
+        "created_at": 1_700_000_001,
+    },
+    {
+        "type": "message",
+        "id": 43,
+        "chat_id": 7,
+        "role": "assistant",
+        "content": "We chose sessions stored in Postgres.",
+        "created_at": 1_700_000_002,
+    },
+    {
+        "type": "message",
+        "id": 44,
+        "chat_id": 7,
+        "role": "user",
+        "content": "And the cookie flags?",
+        "created_at": 1_700_000_003,
+    },
+    {
+        "type": "message",
+        "id": 45,
+        "chat_id": 7,
+        "role": "assistant",
+        "content": "httpOnly and secure.",
+        "created_at": 1_700_000_004,
+    },
+]
+
+
+@pytest.fixture
+def database(tmp_path: Path, capsys: Capture) -> Path:
+    path = tmp_path / "my history.db"  # a space: hints quote what they name
+    lines = tmp_path / "history.jsonl"
+    lines.write_text("\n".join(json.dumps(line) for line in LINES) + "\n", encoding="utf-8")
+    assert main(["init", "--db", str(path)]) == 0
+    assert main(["import", "--db", str(path), str(lines)]) == 0
+    assert main(["index", "--db", str(path)]) == 0
+    capsys.readouterr()
+    return path
+
+
+def hint(text: str, label: str) -> list[str]:
+    """The command a `label:` line of the text output says to run, as main takes it."""
+    (line,) = [line for line in text.splitlines() if line.startswith(f"{label}: ")]
+    words = shlex.split(line.removeprefix(f"{label}: "))
+    assert words[0] == "chat-recall"
+    return words[1:]
+
+
+def test_the_hints_of_search_and_read_are_commands_that_run(
+    database: Path, capsys: Capture
+) -> None:
+    """Issue 37: `chat-recall read --chat 1 --around 103` failed for want of --db and
+    --app. Every hint now runs as printed."""
+    scope = ["--db", str(database), "--app", "1", "--format", "text"]
+    assert main(["search", *scope, "sessions"]) == 0
+    read_more = hint(capsys.readouterr().out, "read more")
+    assert read_more[:4] == ["read", "--db", str(database), "--app"]
+    assert main([*read_more, "--format", "text"]) == 0
+    assert "We chose sessions stored in Postgres." in capsys.readouterr().out
+    assert main([*read_more, "--before", "0", "--after", "0", "--format", "text"]) == 0
+    text = capsys.readouterr().out
+    assert main([*hint(text, "more after"), "--format", "text"]) == 0
+    assert "And the cookie flags?" in capsys.readouterr().out
+    assert main(["search", *scope, "authentcation"]) == 0
+    suggested = hint(capsys.readouterr().out, "did you mean")
+    assert suggested[-1] == "authentication"
+    assert main([*suggested, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]
+
+
+def test_hints_leave_out_the_flags_the_environment_gives(
+    database: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHAT_RECALL_DB", str(database))
+    monkeypatch.setenv("CHAT_RECALL_APP", "1")
+    assert main(["search", "--format", "text", "--current-chat", "99", "sessions"]) == 0
+    read_more = hint(capsys.readouterr().out, "read more")
+    assert read_more[:3] == ["read", "--current-chat", "99"]
+    assert main([*read_more, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["messages"]
+
+
+def test_a_hint_names_the_schema_mapping_it_was_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from argparse import Namespace
+
+    from chat_recall.adapters.cli.options import command_line
+
+    given = Namespace(db="a b.db", schema="map.json", app=3, current_chat=None)
+    assert command_line(given, "read") == "chat-recall read --db 'a b.db' --schema map.json --app 3"
+    monkeypatch.setenv("CHAT_RECALL_SCHEMA", "map.json")
+    assert command_line(given, "read") == "chat-recall read --db 'a b.db' --app 3"
