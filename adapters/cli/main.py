@@ -93,7 +93,8 @@ def build_parser(selected: str | None = None, *, alone: bool = False) -> argpars
         if command.name == selected:
             module = _module(command)
             module.arguments(sub)  # type: ignore[attr-defined]
-            sub.set_defaults(run=module.run)  # type: ignore[attr-defined]
+            # the command's own parser names its usage when a flag is unknown (`main`)
+            sub.set_defaults(run=module.run, usage_parser=sub)  # type: ignore[attr-defined]
     return parser
 
 
@@ -112,7 +113,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         selected = _selected(argv)
         alone = bool(argv) and argv[0] == selected and selected in {c.name for c in COMMANDS}
-        arguments = build_parser(selected, alone=alone).parse_args(argv)
+        parser = build_parser(selected, alone=alone)
+        arguments, unknown = parser.parse_known_args(argv)
+        if unknown:  # said with the command's usage, not the program's
+            usage = getattr(arguments, "usage_parser", parser)
+            usage.error(f"unrecognized arguments: {' '.join(unknown)}")
         from chat_recall.adapters.cli.errors import run
 
         if collecting and any(c.long_running for c in COMMANDS if c.name == selected):

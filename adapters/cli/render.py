@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from chat_recall.adapters.cli.exits import Exit
+from chat_recall.domain.wording import counted
 
 if TYPE_CHECKING:
     from chat_recall.application.tools.registry import ToolOutcome
@@ -108,7 +109,7 @@ def _index_note(payload: Mapping[str, Any]) -> str:
     if not coverage:
         return "index up to date"
     return (
-        f"index catching up: {coverage['pending_messages']:,} messages pending, "
+        f"index catching up: {counted(coverage['pending_messages'], 'message')} pending, "
         f"{coverage['indexed_messages']:,} searchable; indexer {coverage['indexer']}"
     )
 
@@ -117,8 +118,10 @@ def search_text(
     payload: Mapping[str, Any], flags: Mapping[str, str], command: Callable[[str], str]
 ) -> str:
     results = payload["results"]
-    count = f"{len(results)} chat{'s' if len(results) != 1 else ''}"
-    out = [f"{count} matching {payload['query']!r} ({_index_note(payload)})", ""]
+    out = [
+        f"{counted(len(results), 'chat')} matching {payload['query']!r} ({_index_note(payload)})",
+        "",
+    ]
     for chat in results:
         title = chat["title"] or "(untitled)"
         out.append(
@@ -160,7 +163,7 @@ def read_text(
     title = chat["title"] or "(untitled)"
     out = [
         f"chat {chat['chat_id']}: {title}  (created {_time(chat['created_at'])})",
-        f"{window['count']} message{'s' if window['count'] != 1 else ''} ({payload['mode']} read)",
+        f"{counted(window['count'], 'message')} ({payload['mode']} read)",
     ]
     if payload["ignored_arguments"]:
         ignored = ", ".join(flags.get(name, name) for name in payload["ignored_arguments"])

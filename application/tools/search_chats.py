@@ -40,6 +40,7 @@ from chat_recall.domain.search.ranking import RecencyScale, SearchPolicy, group,
 from chat_recall.domain.text import reading_text, unmasked
 from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.segment import sanitize
+from chat_recall.domain.wording import counted
 
 if TYPE_CHECKING:
     from chat_recall.application.cards import CardBuilder
@@ -86,7 +87,7 @@ NOTHING_MATCHED_NOTE = (
 # While messages wait to be indexed, a word found nowhere may be in one of them.
 NOTHING_MATCHED_YET_NOTE = (
     "None of the query's words ({words}) occurs in the messages indexed so far; "
-    "{pending} more are not searchable yet (see index_status), and may hold them. "
+    "{pending} not searchable yet (see index_status) may hold them. "
     "Search again later, or try other words the chat would have used."
 )
 # The app the call is scoped to holds nothing searchable: said with its id, since a
@@ -422,7 +423,9 @@ class SearchChats:
             current = tuple(t for t in unmatched if self._found(context, t, None))
         nowhere = tuple(t for t in unmatched if t not in current)
         if pending and nowhere:
-            note = NOTHING_MATCHED_YET_NOTE.format(words=_words(unmatched), pending=pending)
+            note = NOTHING_MATCHED_YET_NOTE.format(
+                words=_words(unmatched), pending=counted(pending, "more message")
+            )
         elif current and nowhere:
             note = SOME_ONLY_CURRENT_NOTE.format(current=_words(current), nowhere=_words(nowhere))
         elif current:

@@ -209,8 +209,8 @@ def test_status_exit_code_says_problems_were_found(database: Path, capsys: Captu
     connection.close()
     assert main(["status", "--db", str(database), "--format", "text"]) == Exit.UNHEALTHY
     text = capsys.readouterr().out
-    assert "app 1: 2 index rows for 1 documents" in text
-    assert "status: 1 problem(s) found" in text
+    assert "app 1: 2 index rows for 1 document" in text
+    assert "status: 1 problem found" in text
 
 
 def test_status_counts_the_host_messages_no_index_holds(database: Path, capsys: Capture) -> None:
@@ -433,7 +433,7 @@ def test_a_bad_import_line_is_reported_with_its_number_and_not_written(
     captured = capsys.readouterr()
     assert 'line 2: role: must be "user" or "assistant"' in captured.err
     assert "line 3:" in captured.err
-    assert "imported 1 chats and 1 messages; 2 bad lines" in captured.out
+    assert "imported 1 chat and 1 message; 2 bad lines" in captured.out
     rows = sqlite3.connect(path).execute("SELECT id FROM messages ORDER BY id").fetchall()
     assert rows == [(6,)]
 

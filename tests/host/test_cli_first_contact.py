@@ -127,3 +127,30 @@ def test_a_hint_names_the_schema_mapping_it_was_given(
     assert command_line(given, "read") == "chat-recall read --db 'a b.db' --schema map.json --app 3"
     monkeypatch.setenv("CHAT_RECALL_SCHEMA", "map.json")
     assert command_line(given, "read") == "chat-recall read --db 'a b.db' --app 3"
+
+
+def test_counts_agree_with_their_nouns(tmp_path: Path, capsys: Capture) -> None:
+    path = tmp_path / "one.db"
+    lines = tmp_path / "one.jsonl"
+    lines.write_text("\n".join(json.dumps(line) for line in LINES[:2]) + "\n", encoding="utf-8")
+    assert main(["init", "--db", str(path)]) == 0
+    assert "; 0 messages to index" in capsys.readouterr().out
+    assert main(["import", "--db", str(path), str(lines)]) == 0
+    assert "imported 1 chat and 1 message; 0 bad lines" in capsys.readouterr().out
+    assert main(["index", "--db", str(path)]) == 0
+    output = capsys.readouterr().out
+    assert "indexed 1 message in" in output
+    assert " in 1 transaction," in output or " transactions," in output
+    assert main(["search", "--db", str(path), "--app", "1", "--format", "text", "jwt"]) == 0
+    assert capsys.readouterr().out.startswith("1 chat matching 'jwt'")
+    assert main(["read", "--db", str(path), "--app", "1", "--chat", "7", "--format", "text"]) == 0
+    assert "\n1 message (page read)\n" in capsys.readouterr().out
+
+
+def test_an_unknown_flag_shows_the_commands_own_usage(capsys: Capture) -> None:
+    with pytest.raises(SystemExit) as usage:
+        main(["search", "--db", "x.db", "--app", "1", "--bogus", "q"])
+    assert usage.value.code == Exit.USAGE
+    error = capsys.readouterr().err
+    assert error.startswith("usage: chat-recall search ")
+    assert "chat-recall search: error: unrecognized arguments: --bogus" in error

@@ -9,6 +9,7 @@ import argparse
 
 from chat_recall.adapters.cli import database, options, render
 from chat_recall.adapters.cli.exits import Exit
+from chat_recall.domain.wording import counted
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +26,7 @@ def run(arguments: argparse.Namespace) -> int:
     report = admin.status(database.target(arguments), database.schema(arguments))
     data = unstructure(report)
     if fmt == "text":
-        verdict = "ok" if report.healthy else f"{len(report.problems)} problem(s) found"
+        verdict = "ok" if report.healthy else f"{counted(len(report.problems), 'problem')} found"
         print(render.report_text(data) + f"status: {verdict}")
     else:
         print(render.as_json({**data, "healthy": report.healthy}, fmt))
