@@ -184,6 +184,101 @@ def read_text(
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+# What a person runs for each fix a check names (`Finding.fix`).
+_FIXES = {
+    "repair": "{command[repair]}",
+    "rebuild": "{command[rebuild]} (rebuilds chat-recall's own tables, never the host's)",
+    "upgrade": "upgrade chat-recall, or rebuild the index with this one: {command[rebuild]}",
+    "install": "{command[install]}",
+}
+
+
+class _Commands(dict[str, str]):
+    def __init__(self, command: Callable[[str], str]) -> None:
+        super().__init__()
+        self.command = command
+
+    def __missing__(self, name: str) -> str:
+        return self.command(name)
+
+
+def status_text(data: Mapping[str, Any], command: Callable[[str], str]) -> str:
+    """A status report in plain words: what is indexed, what waits, what is wrong and
+    the command that fixes it. The internals (stamps, each check) are `report_text`'s,
+    shown with `--verbose`."""
+    from chat_recall.domain.host_values import UnreadableReason  # text format only
+
+    commands = _Commands(command)
+    out = []
+    database = data["database"]
+    if data["schema_version"] is None:
+        out.append(f"{database}: chat-recall is not installed in this database.")
+    elif data.get("backlog") is None:  # the version cannot be used: the checks say why
+        out.append(f"{database}: the index cannot be read by this chat-recall.")
+    else:
+        apps = data["apps"]
+        total = sum(app["documents"] for app in apps)
+        each = ", ".join(f"app {app['app_id']}: {app['documents']:,}" for app in apps)
+        held = f" ({each})" if len(apps) > 1 else ""
+        out.append(
+            f"{database}: the index holds {counted(total, 'message')} of "
+            f"{counted(len(apps), 'app')}{held}."
+        )
+        backlog = data["backlog"]
+        if backlog["messages"] or backlog["chats"]:
+            waiting = counted(backlog["messages"], "message")
+            if backlog["chats"]:
+                waiting += f" and {counted(backlog['chats'], 'chat')} to look over"
+            out.append(
+                f"Waiting to be indexed: {waiting}. Run {command('index')} (an app or "
+                "MCP server that runs the indexer takes them in as it goes)."
+            )
+        else:
+            out.append("Nothing waits to be indexed.")
+        stamp = data.get("index_stamp") or {}
+        if stamp.get("rebuild_pending"):
+            out.append(
+                "The index was built under other rules (a new release or another mapping) "
+                f"and is indexed again in the background: {command('index')} does it now."
+            )
+        gone = backlog["purges"] + sum(app["deleted_awaiting_maintenance"] for app in apps)
+        if gone:
+            out.append(
+                f"{counted(gone, 'deleted message')} still take room in the index (already "
+                "never shown); the indexer's maintenance reclaims them."
+            )
+    quarantined = data.get("quarantined") or 0
+    if quarantined:
+        out.append(
+            f"Set aside as unreadable: {counted(quarantined, 'message')} (shown by read "
+            "with a placeholder, never searchable until fixed):"
+        )
+        for row in data["quarantined_rows"]:
+            app = f", app {row['app_id']}" if row["app_id"] is not None else ""
+            out.append(
+                f"  message {row['message_id']}{app}: {UnreadableReason(row['reason']).description}"
+            )
+        out.append(
+            "  Fix the rows in the host (or the mapping, --schema), then run "
+            f"{command('index')} --retry-quarantined."
+        )
+    for entry in data.get("not_indexed") or []:
+        out.append(
+            f"Not indexed, by design: {counted(entry['messages'], 'message')} ({entry['reason']})."
+        )
+    problems = [check for check in data["checks"] if not check["ok"]]
+    for check in problems:
+        subject, problem = check["subject"], check["problem"]
+        said = problem if subject in problem else f"{subject}: {problem}"
+        out.append(f"Problem: {said}")
+        fix = _FIXES.get(check["fix"] or "")
+        if fix:
+            out.append(f"  fix: {fix.format(command=commands)}")
+    verdict = "ok" if not problems else f"{counted(len(problems), 'problem')} found"
+    out.append(f"status: {verdict}")
+    return "\n".join(out) + "\n"
+
+
 def _scalar(value: Any) -> str:
     if value is None:
         return "none"

@@ -180,7 +180,7 @@ def test_formats_for_search_read_and_status(database: Path, capsys: Capture) -> 
     assert "Sessions or JWT for login?" in text
     assert f"more after: chat-recall read --db {database} --app 1 --chat 7 --around 42" in text
 
-    assert main(["status", "--db", str(database), "--format", "text"]) == 0
+    assert main(["status", "--db", str(database), "--format", "text", "--verbose"]) == 0
     text = capsys.readouterr().out
     assert "backlog: messages 0, chats 0, purges 0" in text
     assert "apps:\n  app id 1, documents 2, deleted awaiting maintenance 0" in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,50 @@ def test_an_unknown_flag_shows_the_commands_own_usage(capsys: Capture) -> None:
     error = capsys.readouterr().err
     assert error.startswith("usage: chat-recall search ")
     assert "chat-recall search: error: unrecognized arguments: --bogus" in error
+
+
+def test_status_in_plain_words_with_the_command_that_fixes_each_problem(
+    database: Path, capsys: Capture
+) -> None:
+    """Issue 37: status printed stamps and check tables (`index stamp: stored 4:...`,
+    `check triggers, subject triggers, ok yes, problem none`)."""
+    status = ["status", "--db", str(database), "--format", "text"]
+    assert main(status) == 0
+    text = capsys.readouterr().out
+    assert text == (
+        f"{database}: the index holds 4 messages of 1 app.\nNothing waits to be indexed.\n"
+        "status: ok\n"
+    )
+    assert main([*status, "--verbose"]) == 0
+    assert "index stamp: stored" in capsys.readouterr().out  # the internals, when asked
+    connection = sqlite3.connect(database)
+    connection.execute("DELETE FROM chat_recall_docs WHERE message_id = 42")
+    connection.execute(
+        "INSERT INTO messages (chat_id, role, content, created_at) VALUES (7, 'user', 'x', 1)"
+    )
+    connection.commit()
+    connection.close()
+    assert main(status) == Exit.UNHEALTHY
+    text = capsys.readouterr().out
+    assert "Waiting to be indexed: 1 message. Run chat-recall index --db " in text
+    assert "Problem: app 1: 4 index rows for 3 documents\n" in text
+    (fix,) = [line for line in text.splitlines() if line.startswith("  fix: ")]
+    words = shlex.split(fix.removeprefix("  fix: ").split(" (")[0])
+    assert words[:2] == ["chat-recall", "rebuild"]
+    assert main(words[1:]) == 0  # the fix runs as printed, and fixes it
+    capsys.readouterr()
+    assert main(status) == 0
+    assert "index stamp" not in capsys.readouterr().out
+
+
+def test_status_of_a_database_without_chat_recall_says_how_to_install_it(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    path = tmp_path / "host.db"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE chats (id INTEGER PRIMARY KEY)")
+    connection.close()
+    assert main(["status", "--db", str(path), "--format", "text"]) == Exit.UNHEALTHY
+    text = capsys.readouterr().out
+    assert "chat-recall is not installed in this database" in text
+    assert f"  fix: chat-recall install --db {path}\n" in text
