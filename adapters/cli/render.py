@@ -6,6 +6,7 @@ names replaced by the flags that set them."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import sys
@@ -29,6 +30,23 @@ def resolve(requested: str | None, stream: TextIO | None = None) -> str:
     if requested is not None:
         return requested
     return "text" if (sys.stdout if stream is None else stream).isatty() else "json"
+
+
+# `CHAT_RECALL_ERRORS=text|json` says how a tool error is printed, whatever stderr is.
+ERRORS_VARIABLE = "CHAT_RECALL_ERRORS"
+# What a person does about a tool error of each kind, after its message.
+ERROR_FIXES = {
+    "not_found": " (chat and message ids come from chat-recall search in the same --app)",
+}
+
+
+def readable_errors(fmt: str, stream: TextIO | None = None) -> bool:
+    """Whether a tool error is one readable line (a person reads standard error: it is
+    a terminal, or --format text was asked) rather than JSON (a program reads it)."""
+    forced = os.environ.get(ERRORS_VARIABLE)
+    if forced in ("text", "json"):
+        return forced == "text"
+    return fmt == "text" or (sys.stderr if stream is None else stream).isatty()
 
 
 def as_json(payload: Any, fmt: str) -> str:
@@ -55,10 +73,13 @@ def tool_outcome(
     failure = outcome.error
     if failure is not None:
         error = {"kind": failure.kind, "message": with_flags(failure.error.message, flags)}
-        if fmt == "text":
-            print(f"chat-recall: {error['kind']}: {error['message']}", file=sys.stderr)
+        if readable_errors(fmt):
+            fix = ERROR_FIXES.get(failure.kind, "")
+            print(f"chat-recall: {error['kind']}: {error['message']}{fix}", file=sys.stderr)
         else:
-            print(as_json({"error": error}, fmt), file=sys.stderr)
+            print(
+                as_json({"error": error}, "pretty" if fmt == "pretty" else "json"), file=sys.stderr
+            )
         return Exit.TOOL_ERROR
     if fmt == "json":
         print(outcome.output)

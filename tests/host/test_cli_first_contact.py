@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -202,3 +203,20 @@ def test_status_of_a_database_without_chat_recall_says_how_to_install_it(
     text = capsys.readouterr().out
     assert "chat-recall is not installed in this database" in text
     assert f"  fix: chat-recall install --db {path}\n" in text
+
+
+def test_a_tool_error_is_one_readable_line_on_a_terminal_and_json_when_piped(
+    database: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = ["read", "--db", str(database), "--app", "1", "--chat", "999"]
+    assert main(missing) == Exit.TOOL_ERROR  # standard error is no terminal here
+    assert json.loads(capsys.readouterr().err)["error"]["kind"] == "not_found"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(missing) == Exit.TOOL_ERROR
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith("chat-recall: not_found: no such chat or message in this app (")
+    assert "chat-recall search" in error  # the fix
+    monkeypatch.setenv("CHAT_RECALL_ERRORS", "json")  # a program on a terminal
+    assert main(missing) == Exit.TOOL_ERROR
+    assert json.loads(capsys.readouterr().err)["error"]["kind"] == "not_found"
