@@ -140,6 +140,7 @@ class SqliteDatabase:
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
     _codec: str | None = attrs.field(default=None, init=False)
     _immutable: set[int] = attrs.field(factory=set, init=False)  # ids of immutable readers
+    _writers: set[int] = attrs.field(factory=set, init=False)  # ids of writer connections
 
     @classmethod
     def open(cls, target: str | Path | sqlite3.Connection, schema: HostSchema) -> SqliteDatabase:
@@ -173,6 +174,8 @@ class SqliteDatabase:
             raise translate(error) from error
         with self._lock:
             self._opened.append(configured)
+            if not read_only:
+                self._writers.add(id(configured))
         return configured
 
     def _open_reader(self, path: Path) -> sqlite3.Connection:
@@ -322,11 +325,39 @@ class SqliteDatabase:
             _commit_without_sync_in_wal(writer)
 
     def close(self) -> None:
+        """Close every connection, the read-only ones first. In WAL mode the last
+        connection to close removes the `-wal` and `-shm` files SQLite keeps beside the
+        database, but only one that can write: so a writer closes last, and a process
+        that only read (a search, a read, a status) opens one at the end just to close
+        it (`_close_the_log`). Otherwise every read left two files behind."""
         with self._lock:
-            for connection in self._opened:
+            opened = sorted(self._opened, key=lambda c: id(c) in self._writers)
+            for connection in opened:
                 connection.close()
             self._opened.clear()
+            wrote = bool(self._writers)
+            self._writers.clear()
         self._local = threading.local()
+        if not wrote:
+            self._close_the_log()
+
+    def _close_the_log(self) -> None:
+        """Let SQLite remove the WAL files when no other connection has the database
+        open: a connection that may write reads the schema and closes; SQLite then
+        checkpoints the log (empty, after reads) and removes both files. With another
+        connection open (the host's, another process's) it leaves them, as it must.
+        Nothing is done where this process cannot write, or where there is no log."""
+        path = self.path
+        if path is None or self.shared is not None or not Path(f"{path}-wal").exists():
+            return
+        if not self.writable():
+            return
+        with contextlib.suppress(sqlite3.Error):
+            connection = sqlite3.connect(path, isolation_level=None, timeout=0)
+            try:
+                connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            finally:
+                connection.close()
 
 
 # SQLite primary result codes (the low byte of an extended code).

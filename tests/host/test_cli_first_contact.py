@@ -220,3 +220,39 @@ def test_a_tool_error_is_one_readable_line_on_a_terminal_and_json_when_piped(
     monkeypatch.setenv("CHAT_RECALL_ERRORS", "json")  # a program on a terminal
     assert main(missing) == Exit.TOOL_ERROR
     assert json.loads(capsys.readouterr().err)["error"]["kind"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["search", "--app", "1", "sessions"],
+        ["read", "--app", "1", "--chat", "7"],
+        ["status"],
+        ["index"],
+        ["repair"],
+    ],
+)
+def test_commands_leave_no_wal_files_beside_the_database(
+    database: Path, capsys: Capture, command: list[str]
+) -> None:
+    """The README: no command creates a file it was not asked to create. SQLite keeps
+    `-wal` and `-shm` beside a WAL database while it is open; the last connection that
+    can write removes them, a read-only one cannot."""
+    assert sorted(p.name for p in database.parent.iterdir()) == ["history.jsonl", database.name]
+    assert main([command[0], "--db", str(database), *command[1:]]) == 0
+    assert sorted(p.name for p in database.parent.iterdir()) == ["history.jsonl", database.name]
+    capsys.readouterr()
+
+
+def test_wal_files_another_connection_uses_are_left_alone(database: Path, capsys: Capture) -> None:
+    host = sqlite3.connect(database)  # the host app, with the database open
+    try:
+        host.execute("SELECT count(*) FROM messages").fetchone()
+        assert main(["search", "--db", str(database), "--app", "1", "sessions"]) == 0
+        assert (database.parent / f"{database.name}-wal").exists()
+        host.execute("INSERT INTO chats (app_id, title, created_at) VALUES (1, 'new', 1)")
+        host.commit()
+    finally:
+        host.close()
+    assert main(["search", "--db", str(database), "--app", "1", "sessions"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["results"]
