@@ -142,8 +142,8 @@ def _thread_switches() -> tuple[int, int]:
 def _caller() -> str:
     """The innermost chat-recall function outside the database plumbing that opened
     the write. Walks the frames without reading source lines (`traceback` reads them
-    for every frame: ~2% of a backfill's time, as every indexer batch holds the lock
-    longer than KEPT_OVER_MS)."""
+    for every frame, a visible share of a backfill's time, docs/results.md, as every
+    indexer batch holds the lock longer than KEPT_OVER_MS)."""
     # Generic openers: the function that called them says what the write was for.
     skipped = {"__enter__", "__exit__", "transaction", "write", "_writing_around_damage"}
     plumbing = ("database.py", "write_lock.py")

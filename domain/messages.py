@@ -36,7 +36,7 @@ class Role(enum.Enum):
 
 
 # A role from its stored value by one lookup: `Role(value)` goes through the enum's
-# machinery (~1 us), which adapters reading rows pay for every message of a backfill.
+# machinery, which adapters reading rows would pay for every message of a backfill.
 ROLE_OF_VALUE: dict[str, Role] = {role.value: role for role in Role}
 
 

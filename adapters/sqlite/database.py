@@ -110,9 +110,9 @@ def _commit_without_sync_in_wal(connection: sqlite3.Connection) -> None:
     That checkpoint runs inside our COMMIT statement but after the write lock is
     released, so `lock_stats` overstates the lock by it (the COMMIT share of long
     transactions is recorded). Checkpointing on a timer instead (PASSIVE every 0.25 s,
-    outside the transaction) was tried: the host's statement p99 in back-to-back
-    4-minute soaks went from 10 to 18 ms (probably the WAL passing 1,000 frames between
-    our checkpoints, so host commits checkpointed; not verified)."""
+    outside the transaction) was tried: the host's statement p99 in the soak got worse
+    (docs/results.md; probably the WAL passing 1,000 frames between our checkpoints, so
+    host commits checkpointed; not verified)."""
     if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
         connection.execute("PRAGMA synchronous = NORMAL")
         connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_FRAMES}")

@@ -3,8 +3,8 @@ database; everything else (what is visible, purge list, quarantine, stamps, the 
 queue and its triggers) stays in the database, exactly as with the FTS5 engine.
 
 Publishing (why writes are staged). A tantivy commit is durable when it returns: it
-writes a segment and syncs its files, which took 50-150 ms here, far more than an
-indexer batch's 25 ms budget. So a batch's unit of work is one short SQLite transaction
+writes a segment and syncs its files, which takes far longer than an indexer batch's
+25 ms budget (docs/results.md). So a batch's unit of work is one short SQLite transaction
 that writes the metadata rows, clears the dirty markers and records each message in
 `chat_recall_tantivy_staged`; its tantivy changes are queued in memory. `maintain()`,
 which the indexer runs after every batch, gives them to the app writers (the engine's
@@ -95,14 +95,13 @@ HIDDEN_OR_STAGED = (
     f"({rows.HIDDEN} OR EXISTS (SELECT 1 FROM {STAGED} AS z WHERE z.message_id = d.message_id))"
 )
 PUBLISH_SECONDS = 1.0
-# Changes that may wait for the writers while a background commit runs (a commit takes
-# 20-150 ms here, ~200-1,500 documents of a heavy backfill; a document ~1 KB): beyond
-# this, the next step waits for the commit, so a slow disk cannot make memory grow.
+# Changes that may wait for the writers while a background commit runs (several times
+# what a heavy backfill stages during one commit, docs/results.md): beyond this, the
+# next step waits for the commit, so a slow disk cannot make memory grow.
 PENDING_LIMIT = 10_000
-# Staged or purge rows one transaction of a publish deletes at most: ~0.5 us a row here,
-# and a publish covers what was staged in a second or more (10-20k rows at the target
-# rate, more after a slow commit), which in one transaction would hold the lock ~10-20
-# ms and more.
+# Staged or purge rows one transaction of a publish deletes at most: a publish covers
+# what was staged in a second or more (more after a slow commit), which in one
+# transaction would hold the lock well past a batch's budget (docs/results.md).
 FORGET_PER_TRANSACTION = 2_000
 # Candidates fetched beyond the window, so that ties on the window's last score (tantivy
 # breaks them by its own document order) are broken by message id as the port says.

@@ -32,16 +32,16 @@ class SearchPolicy:
     # two people talking), not only the user's.
     answers_both_ways: bool = True
     # Every matching user message brings the assistant's reply, ranked at this factor of
-    # its score (1.0: level with it). Measured: it costs evidence (the reply of a
-    # statement pushes out a better match in the chat's two slots); off.
+    # its score (1.0: level with it). It costs evidence (the reply of a statement pushes
+    # out a better match in the chat's two slots: tests/evaluation/RESULTS.md); off.
     user_replies: bool = False
     statement_reply_factor: float = 1.0
     # Within a chat, a question whose reply is shown comes after the other matches.
     answers_first: bool = True
     # score * (1 + weight * recency), recency 0 for the oldest candidate of the window and
-    # 1 for the newest. Measured on the tuning half: 0.2 moves superseded decisions up
-    # (chat@1 0.41 -> 0.50, full questions) but costs more elsewhere (all full questions
-    # 0.76 -> 0.74, keyword evidence 0.77 -> 0.75); 0.05 changes nothing; off.
+    # 1 for the newest. On the tuning half a weight of 0.2 moves superseded decisions up
+    # but costs more elsewhere, and 0.05 changes nothing (tests/evaluation/RESULTS.md,
+    # "What each change did on its own"); off.
     recency_weight: float = 0.0
     # Within a chat, show matches whose body holds query words before title-only ones.
     prefer_body_evidence: bool = True
