@@ -23,7 +23,7 @@ import punq
 from chat_recall.adapters import engines
 from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.sqlite import setup
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.database import SqliteDatabase, missing_database
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo, SqliteMessageRepoOpener
@@ -212,6 +212,8 @@ def sqlite(
     tools read it, no indexer runs, and search says the index cannot be advanced here.
     """
     analysis = analysis or TextAnalysis.default()
+    if isinstance(target, str | Path) and not create_host_schema and not Path(target).exists():
+        raise missing_database(Path(target))
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
     if create_host_schema:
         setup.create_reference_schema(database)

@@ -12,6 +12,8 @@ from typing import Any
 import attrs
 from lxml import etree
 
+from chat_recall.domain.wording import counted
+
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -96,7 +98,7 @@ class CardBuilder:
                 "title": payload["chat"]["title"] or "Untitled chat",
                 "range": (
                     f"{span['first_created_at']} – {span['last_created_at']} "
-                    f"({span['count']} messages)"
+                    f"({counted(span['count'], 'message')})"
                     if span["count"]
                     else "no messages"
                 ),

@@ -31,7 +31,7 @@ from chat_recall.domain.model import (
     QuarantinedRow,
     SourceRow,
 )
-from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.telemetry import TelemetryEvent
 from chat_recall.domain.text.analysis import TextAnalysis
 
@@ -59,13 +59,16 @@ class HostWriter(Protocol):
     def add_message(
         self,
         chat_id: ChatId,
-        role: Role,
+        role: Role | str,
         content: str,
         created_at: int,
         *,
         is_compaction_summary: bool = False,
         message_id: MessageId | None = None,
-    ) -> MessageId: ...
+    ) -> MessageId:
+        """A new message; `role` is the enum or its value (`"user"`, `"assistant"`),
+        anything else InvalidArguments."""
+        ...
 
     def update_message(self, message_id: MessageId, content: str) -> None: ...
 
@@ -271,6 +274,18 @@ class IndexStore(Protocol):
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
         """The indexed title and body of visible documents of one app."""
+        ...
+
+    def vocabulary(self, probe: VocabularyProbe) -> list[TermCount]:
+        """Terms of `probe.app_id`'s own index, never another app's, sorted by term:
+        each of `probe.terms` it holds, and up to `probe.limit` of those that begin
+        with `probe.prefix` (which ones, when more do, is the engine's choice), each
+        with how many of the app's documents hold it. Terms are the index analysis's
+        (`MatchQuery.terms` takes them as they are). Bounded work: lookups and one scan
+        of a prefix's terms, never the whole vocabulary. Counts rank terms by how
+        common they are and may include documents the host deleted that maintenance
+        has not reclaimed yet: a term is shown only once `search` finds it in a visible
+        document."""
         ...
 
     def document_ids(self, app_id: AppId) -> list[MessageId]:

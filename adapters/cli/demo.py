@@ -13,6 +13,7 @@ from chat_recall.adapters import bootstrap
 from chat_recall.adapters.cli.sample_history import SAMPLE_APPS
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.model import AppId
+from chat_recall.domain.wording import counted
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +49,8 @@ def _demo(recall: Any, query_text: str, path: Path) -> int:
     report = recall.indexer.run_until_idle()
     print(f"database: {path} (temporary)")
     print(
-        f"indexed {report.indexed} messages in {report.batches} batches "
+        f"indexed {counted(report.indexed, 'message')} in "
+        f"{counted(report.batches, 'batch', 'batches')} "
         f"(longest {report.longest_batch_seconds * 1000:.1f} ms); "
         f"{report.deleted} had nothing searchable"
     )

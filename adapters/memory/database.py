@@ -206,7 +206,7 @@ class InMemoryHostStore:
     def add_message(
         self,
         chat_id: ChatId,
-        role: Role,
+        role: Role | str,
         content: str,
         created_at: int,
         *,
@@ -225,7 +225,7 @@ class InMemoryHostStore:
             message = MessageRow(
                 new_id,
                 chat_id,
-                role.value,
+                Role.of(role).value,
                 content,
                 created_at,
                 is_compaction_summary,

@@ -27,7 +27,7 @@ from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.indexing import index_stamp
-from chat_recall.domain.model import AppId
+from chat_recall.domain.model import AppId, Finding
 from chat_recall.domain.schema_version import reported_version, version_problem
 
 if TYPE_CHECKING:
@@ -314,9 +314,10 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
 
     require_existing(path)
     with _database(path, schema) as database:
-        findings = _audit(database).check(deep=deep)
         with database.reading() as connection:
             stored = migrations.stored_schema_version(connection)
+        # not installed: nothing to audit, and the report says so with the fix
+        findings = [NOT_INSTALLED] if stored is None else _audit(database).check(deep=deep)
     checks = [CheckStatus(f.check, f.subject, f.ok, f.problem, f.fix) for f in findings]
     report = StatusReport.checked(str(path), stored, migrations.SCHEMA_VERSION, checks)
     if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
@@ -325,6 +326,11 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
         repo: SqliteMessageRepo = recall.repo  # type: ignore[assignment]
         never = [NotIndexedStatus(reason, count) for reason, count in repo.never_indexed()]
         return attrs.evolve(report.with_index(recall, _registered_apps(recall)), not_indexed=never)
+
+
+NOT_INSTALLED = Finding(
+    "schema_version", "chat-recall", "chat-recall is not installed in this database", "install"
+)
 
 
 def _audit(database: SqliteDatabase) -> SqliteIndexAudit | TantivyIndexAudit:

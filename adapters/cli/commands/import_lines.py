@@ -13,6 +13,7 @@ from typing import TextIO
 from chat_recall.adapters.cli import database, options
 from chat_recall.adapters.cli.exits import Exit
 from chat_recall.domain.errors import InvalidArguments
+from chat_recall.domain.wording import counted
 
 CONFLICTS = ("fail", "ignore", "replace")
 MAX_REPORTED_LINES = 20
@@ -64,7 +65,7 @@ def run(arguments: argparse.Namespace) -> int:
     progress = reporter("importing", quiet=arguments.quiet)
 
     def on_batch(report: ImportReport) -> None:
-        progress.update(report.bytes, size, f"{report.lines:,} lines")
+        progress.update(report.bytes, size, counted(report.lines, "line"))
 
     try:
         report = admin.import_file(
@@ -86,19 +87,21 @@ def run(arguments: argparse.Namespace) -> int:
             print(f"chat-recall: {label}: {redact_text(problem).text}", file=sys.stderr)
     if len(report.errors) > MAX_REPORTED_LINES:
         print(
-            f"chat-recall: {label}: {len(report.errors) - MAX_REPORTED_LINES:,} more bad lines",
+            f"chat-recall: {label}: "
+            f"{counted(len(report.errors) - MAX_REPORTED_LINES, 'more bad line')}",
             file=sys.stderr,
         )
     if report.conflicts:
         print(
-            f"chat-recall: {report.conflicts:,} lines name ids that exist already; to import "
+            f"chat-recall: {counted(report.conflicts, 'line')} name ids that exist already; "
+            "to import "
             "over them use --on-conflict ignore or --on-conflict replace",
             file=sys.stderr,
         )
     ignored = f", {report.ignored:,} skipped as already there" if report.ignored else ""
     print(
-        f"imported {report.chats:,} chats and {report.messages:,} messages{ignored}; "
-        f"{len(report.errors):,} bad lines"
+        f"imported {counted(report.chats, 'chat')} and {counted(report.messages, 'message')}"
+        f"{ignored}; {counted(len(report.errors), 'bad line')}"
     )
     if not (report.chats or report.messages or report.ignored):
         print(f"chat-recall: nothing was imported into {arguments.db}", file=sys.stderr)
