@@ -34,6 +34,7 @@ from chat_recall.application.deferred import Deferred
 from chat_recall.application.health import IndexHealth
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.list_chats import ListChats
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
 from chat_recall.application.tools.search_chats import SearchChats
@@ -64,7 +65,7 @@ Overrides = Mapping[Any, object]
 
 # The tools a facade offers, in the order they are listed to the model. A new tool is
 # one module implementing `application.tools.tool.Tool` plus one entry here.
-TOOLS: tuple[type[Tool], ...] = (SearchChats, ReadChat)
+TOOLS: tuple[type[Tool], ...] = (SearchChats, ReadChat, ListChats)
 
 
 def _with_card_rules(policy: MarkupPolicy, tools: ToolSettings) -> MarkupPolicy:
