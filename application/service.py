@@ -32,6 +32,7 @@ from chat_recall.domain.ports import (
 from chat_recall.domain.projection import MarkupPolicy
 
 if TYPE_CHECKING:
+    from chat_recall.application.importing import ImportTarget
     from chat_recall.application.indexer import Indexer
 
 
@@ -79,6 +80,7 @@ class ChatRecall:
     _unit_of_work: Deferred[IndexUnitOfWork]
     _host: Deferred[HostWriter]
     _audit: Deferred[IndexAudit]
+    _imports: Deferred[ImportTarget]
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
     @property
@@ -96,6 +98,13 @@ class ChatRecall:
     @property
     def audit(self) -> IndexAudit:
         return self._audit.get()
+
+    @property
+    def imports(self) -> ImportTarget:
+        """Where imported history is written (`application.importing`), with the links
+        that make a re-import an update; IndexUnavailable where the storage adapter
+        has none (a `custom` one)."""
+        return self._imports.get()
 
     def tools(self, mode: AgentMode = AgentMode.AGENT) -> list[ToolDefinition]:
         """The tool definitions to offer the model in `mode` (consent `never` hides one);

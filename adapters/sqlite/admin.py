@@ -21,7 +21,7 @@ import attrs
 from chat_recall.adapters.sqlite import migrations, setup
 from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 from chat_recall.adapters.sqlite.database import SqliteDatabase, require_existing
-from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict, import_lines
+from chat_recall.adapters.sqlite.importer import LinesReport, OnConflict, import_lines
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.schema import HostSchema
@@ -134,14 +134,15 @@ def recorded_engine(path: Path, schema: HostSchema) -> Engine | None:
         return engines.recorded_engine(database)
 
 
-def uninstall(path: Path, schema: HostSchema) -> UninstallReport:
+def uninstall(path: Path, schema: HostSchema, *, keep_imports: bool = False) -> UninstallReport:
     """Drop every derived object (and the tantivy engine's indexes beside the file);
-    host tables and rows are untouched."""
+    host tables and rows are untouched. `keep_imports` (a rebuild) keeps the links of
+    imported history, so importing it again still updates rather than duplicates."""
     from chat_recall.adapters import engines
 
     started = time.monotonic()
     with _database(require_existing(path), schema) as database:
-        removed = setup.uninstall(database)
+        removed = setup.uninstall(database, keep_imports=keep_imports)
     beside = engines.tantivy_directory(path)
     if beside.is_dir():
         shutil.rmtree(beside)
@@ -161,8 +162,8 @@ def import_file(
     *,
     on_conflict: OnConflict,
     create: bool,
-    on_batch: Callable[[ImportReport], None] | None = None,
-) -> ImportReport:
+    on_batch: Callable[[LinesReport], None] | None = None,
+) -> LinesReport:
     """Import JSON Lines into the host tables (see `importer`). With `create` and the
     reference schema, a missing database is created (host tables and index); it is
     removed again if the import fails or imports nothing."""

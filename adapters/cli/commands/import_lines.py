@@ -58,12 +58,12 @@ def run(arguments: argparse.Namespace) -> int:
     from chat_recall.adapters.cli.progress import reporter
 
     admin = database.admin(arguments)
-    from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict
+    from chat_recall.adapters.sqlite.importer import LinesReport, OnConflict
 
     lines, size, release = _source(arguments.file)
     progress = reporter("importing", quiet=arguments.quiet)
 
-    def on_batch(report: ImportReport) -> None:
+    def on_batch(report: LinesReport) -> None:
         progress.update(report.bytes, size, f"{report.lines:,} lines")
 
     try:
