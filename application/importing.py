@@ -91,6 +91,10 @@ class SourceFiles(Protocol):
         """One file's bytes (the caller closes it)."""
         ...
 
+    def size(self, name: str) -> int | None:
+        """One file's size in bytes, where it is known (progress)."""
+        ...
+
 
 class Importer(Protocol):
     """Reads one format of exported chat history."""
@@ -193,7 +197,8 @@ class ImportProgress:
 
     chats_done: int
     chats_total: int
-    lines: LinesReport | None = None
+    lines: LinesReport | None = None  # JSON Lines written so far
+    lines_bytes: int | None = None  # the size of the JSON Lines being written, if known
 
 
 @attrs.define
@@ -248,9 +253,10 @@ class ImportHistory:
     def _write_lines(self, record: HostRowLines) -> LinesReport:
         def on_batch(report: LinesReport) -> None:
             if self.on_progress is not None:
-                self.on_progress(ImportProgress(0, 0, report))
+                self.on_progress(ImportProgress(0, 0, report, record.size))
 
-        return self.target.write_lines(record.lines, self.on_conflict, on_batch)
+        report = self.target.write_lines(record.lines, self.on_conflict, on_batch)
+        return attrs.evolve(report, errors=tuple(f"{record.label}: {e}" for e in report.errors))
 
     def _linked(self, chats: Sequence[ImportedChat]) -> dict[tuple[SourceFormat, str], LinkedChat]:
         found: dict[tuple[SourceFormat, str], LinkedChat] = {}

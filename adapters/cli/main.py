@@ -31,7 +31,10 @@ COMMANDS = (
     Command("install", "add the index to an existing host database", "install"),
     Command("uninstall", "remove the index and its triggers (host rows untouched)", "uninstall"),
     Command(
-        "import", "import chats and messages from JSON Lines (a file or -)", "import_lines", True
+        "import",
+        "import history: ChatGPT, Claude and Claude Code exports, or JSON Lines",
+        "import_history",
+        True,
     ),
     Command("index", "index what is pending, with progress", "index", True),
     Command("repair", "restore drifted triggers and app registry rows in place", "repair"),

@@ -130,12 +130,13 @@ class JsonLinesImporter:
         )
 
     def read(self, files: SourceFiles) -> Iterator[ImportRecord]:
-        for name in files.names():
+        names = files.names()
+        for name in names:
             handle = files.open(name)
             text = io.TextIOWrapper(handle, encoding="utf-8", errors="surrogateescape")
-            label = files.label if name == files.label else f"{files.label}: {name}"
+            label = files.label if len(names) == 1 else f"{files.label}: {name}"
             try:
-                yield HostRowLines(label, text, getattr(handle, "size", None))
+                yield HostRowLines(label, text, files.size(name))
             finally:
                 text.close()
 

@@ -33,7 +33,12 @@ from chat_recall.adapters.sqlite.admin import (
     UninstallReport,
 )
 from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.application.importing import LinesReport, OnConflict
+from chat_recall.application.importing import (
+    ImportReport,
+    ImportTarget,
+    LinesReport,
+    OnConflict,
+)
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.schema_version import version_problem
 
@@ -109,6 +114,20 @@ def import_file(
             setup.create_reference_schema(database)
         setup.start(database)
         return import_lines(database, lines, on_conflict=on_conflict, on_batch=on_batch)
+
+
+def import_history(
+    url: str, schema: HostSchema, run: Callable[[ImportTarget], ImportReport]
+) -> ImportReport:
+    """`run` an import into the host tables; with the reference schema they are created
+    first (the database itself must exist)."""
+    from chat_recall.adapters.postgres.import_target import postgres_import_target
+
+    with _database(url, schema) as database:
+        if schema == HostSchema.reference():
+            setup.create_reference_schema(database)
+        setup.start(database)
+        return run(postgres_import_target(database))
 
 
 def status(url: str, schema: HostSchema) -> StatusReport:

@@ -33,6 +33,7 @@ from chat_recall.domain.schema_version import reported_version, version_problem
 if TYPE_CHECKING:
     from chat_recall.adapters.engines import Engine
     from chat_recall.adapters.tantivy.audit import TantivyIndexAudit
+    from chat_recall.application.importing import ImportReport, ImportTarget
     from chat_recall.application.service import ChatRecall
 
 QUARANTINE_SHOWN = 20
@@ -176,6 +177,27 @@ def import_file(
             setup.start(database)
             report = import_lines(database, lines, on_conflict=on_conflict, on_batch=on_batch)
         if created and not (report.chats or report.messages):
+            _remove(path)
+        return report
+
+
+def import_history(
+    path: Path, schema: HostSchema, run: Callable[[ImportTarget], ImportReport]
+) -> ImportReport:
+    """`run` an import into the database's host tables (`application.importing`). A
+    missing database is created (reference schema only: host tables and index) and
+    removed again if the import fails or writes nothing."""
+    from chat_recall.adapters.sqlite.import_target import sqlite_import_target
+
+    if schema != HostSchema.reference():
+        require_existing(path)
+    with _new_file(path) as created:
+        with _database(path, schema) as database:
+            if schema == HostSchema.reference():
+                setup.create_reference_schema(database)
+            setup.start(database)
+            report = run(sqlite_import_target(database))
+        if created and not report.wrote:
             _remove(path)
         return report
 

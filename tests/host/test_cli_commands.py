@@ -472,7 +472,7 @@ def test_a_bad_import_line_is_reported_with_its_number_and_not_written(
     captured = capsys.readouterr()
     assert 'line 2: role: must be "user" or "assistant"' in captured.err
     assert "line 3:" in captured.err
-    assert "imported 1 chats and 1 messages; 2 bad lines" in captured.out
+    assert "imported 1 chat and 1 message; 2 bad lines" in captured.out
     rows = sqlite3.connect(path).execute("SELECT id FROM messages ORDER BY id").fetchall()
     assert rows == [(6,)]
 
