@@ -281,7 +281,9 @@ class IndexStore(Protocol):
 
     def search(self, query: ScopedQuery) -> list[Candidate]:
         """The best `query.window` visible candidates of one app by score (higher is
-        better), then message id; the excluded chat left out inside the storage query."""
+        better), then message id; the excluded chat, and messages written outside
+        `query.within`, left out inside the storage query (before the best are chosen:
+        an old match is found however many newer ones there are)."""
         ...
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:

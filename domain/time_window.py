@@ -70,6 +70,13 @@ class TimeWindow:
     def bounded(self) -> bool:
         return self.after is not None or self.before is not None
 
+    def span(self) -> tuple[int, int]:
+        """The window as `low <= moment < high` for a storage query (an open side is
+        the end of the range every stored time falls in)."""
+        low = MIN_SECONDS if self.after is None else self.after
+        high = MAX_SECONDS + 1 if self.before is None else self.before
+        return low, high
+
     def holds(self, moment: int) -> bool:
         """Whether one moment lies within the window."""
         return (self.after is None or moment >= self.after) and (

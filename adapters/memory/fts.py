@@ -12,7 +12,7 @@ IDF = log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, score negated (lower is be
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
@@ -94,9 +94,10 @@ class FtsTable:
         weights: FieldWeights,
         exclude_chat_ref: str | None,
         limit: int,
+        keep: Callable[[MessageId], bool] | None = None,
     ) -> list[tuple[float, MessageId]]:
         """The best `limit` (bm25, rowid) pairs, ascending, for an OR of phrases in title
-        or body, rows whose chat_ref is excluded left out."""
+        or body, rows whose chat_ref is excluded (or that `keep` refuses) left out."""
         n_row = len(self.rows)
         if not n_row or not phrases:
             return []
@@ -112,6 +113,8 @@ class FtsTable:
         for rowid in set().union(*hits):
             row = self.rows[rowid]
             if excluded_token is not None and count_phrase(row.chat_ref, excluded_token):
+                continue
+            if keep is not None and not keep(rowid):
                 continue
             length = float(row.size)
             score = 0.0

@@ -615,13 +615,20 @@ class SqliteFts5IndexStore:
                 return []
             fts = quote(table)
             past = document_rows.hidden_in_app(connection, query.app_id)
+            within, span = "", ()  # type: tuple[str, tuple[int, ...]]
+            if query.within.bounded:  # each match's time, read before the best are chosen
+                within = (
+                    f" AND EXISTS (SELECT 1 FROM {DOCS} AS w WHERE w.message_id = {fts}.rowid "
+                    "AND w.created_at >= ? AND w.created_at < ?)"
+                )
+                span = query.within.span()
             rows = connection.execute(
                 f"""
                 SELECT r.message_id, -r.score, d.chat_id, d.role, d.created_at,
                        d.is_compaction_summary, d.projection_truncated
                 FROM (
                     SELECT rowid AS message_id, bm25({fts}, ?, ?, 0.0) AS score
-                    FROM {fts} WHERE {fts} MATCH ?
+                    FROM {fts} WHERE {fts} MATCH ?{within}
                     ORDER BY score, rowid LIMIT ?
                 ) AS r
                 JOIN {DOCS} AS d ON d.message_id = r.message_id AND d.app_id = ?
@@ -632,6 +639,7 @@ class SqliteFts5IndexStore:
                     query.weights.title,
                     query.weights.body,
                     compile_match(query.match, query.exclude_chat_id),
+                    *span,
                     query.window + past,
                     query.app_id,
                     query.window,

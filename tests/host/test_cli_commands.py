@@ -151,6 +151,16 @@ def test_list_prints_the_tool_json_and_a_listing_for_a_person(
     assert error["message"].startswith("--after must be an ISO 8601 date")
 
 
+def test_search_takes_the_same_window_flags(database: Path, capsys: Capture) -> None:
+    scope = ["search", "--db", str(database), "--app", "1"]
+    assert main([*scope, "--before", "2023-11-14", "sessions"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"] == []
+    assert main([*scope, "--after", "2023-11-14", "sessions"]) == 0
+    assert [r["chat_id"] for r in json.loads(capsys.readouterr().out)["results"]] == [7]
+    assert main([*scope, "--after", "noon", "sessions"]) == Exit.TOOL_ERROR
+    assert "--after must be an ISO 8601 date" in capsys.readouterr().err
+
+
 def test_list_text_says_how_to_go_on(tmp_path: Path, capsys: Capture) -> None:
     lines = [{"type": "chat", "id": i, "app_id": 1, "created_at": 1} for i in (1, 2, 3)] + [
         {"type": "message", "chat_id": i, "role": "user", "content": "x", "created_at": i}
