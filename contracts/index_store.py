@@ -23,6 +23,7 @@ from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, IndexStats, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery, VocabularyProbe
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
+from chat_recall.domain.time_window import TimeWindow
 
 
 def search_ids(
@@ -92,6 +93,23 @@ class IndexStoreContract(HarnessLifecycle):
             seed_chat(recall.host, APP, f"new {index}", [(USER, "the decision again")], 5000)
         recall.indexer.run_until_idle()
         assert search_ids(harness, "zanzibar", "decision", window=5)[0] == old
+
+    def test_a_time_window_is_applied_before_the_best_are_chosen(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        _, (weak,) = seed_chat(recall.host, APP, "old", [(USER, "one deploy note")], 99)
+        _, (edge,) = seed_chat(recall.host, APP, "edge", [(USER, "deploy at the edge")], 199)
+        current, (mine,) = seed_chat(recall.host, APP, "now", [(USER, "deploy here")], 150)
+        for index in range(6):  # stronger matches, outside the window
+            seed_chat(recall.host, APP, f"new {index}", [(USER, "deploy deploy deploy")], 500)
+        recall.indexer.run_until_idle()
+        window = TimeWindow(100, 200)  # the messages are written at 100, 151 and 200
+        assert search_ids(harness, "deploy", window=2, within=window) == [mine, weak]
+        assert search_ids(harness, "deploy", within=window, exclude_chat_id=current) == [weak]
+        assert set(search_ids(harness, "deploy", within=TimeWindow(101, 201))) == {edge, mine}
+        assert search_ids(harness, "deploy", within=TimeWindow(None, 100)) == []
+        assert len(search_ids(harness, "deploy", within=TimeWindow(500, None))) == 6
 
     def test_deleted_messages_and_chats_vanish_before_the_indexer_runs(
         self, harness: StorageHarness

@@ -11,6 +11,7 @@ from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from chat_recall.domain.listing import ChatListQuery, ChatPage
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -135,6 +136,20 @@ class MessageRepo(Protocol):
 
     def last_message_at(self, app_id: AppId, chat_ids: Sequence[ChatId]) -> dict[ChatId, int]:
         """The newest message time of each chat, in one set-based query."""
+        ...
+
+    def list_chats(self, query: ChatListQuery) -> ChatPage:
+        """One page of the app's chats by time (list_chats), read in one snapshot.
+
+        A chat's activity is the span of its messages of the known roles whose time is
+        readable (the newest and oldest of each stored kind of time are read, as
+        `last_message_at` reads them). Listed: chats of `query.app_id` (enforced inside
+        the storage query) with such a message, other than `query.exclude_chat_id`,
+        chosen and ordered by `domain.listing.select_page` (window, order, cursor,
+        limit), so every adapter lists the same page for the same data. Each carries
+        its chat, first and last times, the number of its messages of the known roles,
+        and its first user message in chat order (as `page` reads it; None when it has
+        none). A deleted chat or message is gone from the next listing."""
         ...
 
 
@@ -269,7 +284,9 @@ class IndexStore(Protocol):
 
     def search(self, query: ScopedQuery) -> list[Candidate]:
         """The best `query.window` visible candidates of one app by score (higher is
-        better), then message id; the excluded chat left out inside the storage query."""
+        better), then message id; the excluded chat, and messages written outside
+        `query.within`, left out inside the storage query (before the best are chosen:
+        an old match is found however many newer ones there are)."""
         ...
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:

@@ -6,6 +6,7 @@ import attrs
 
 from chat_recall.domain.model import AppId, ChatId
 from chat_recall.domain.text import index_text, tokenize
+from chat_recall.domain.time_window import TimeWindow
 
 Phrase = tuple[str, ...]
 
@@ -77,10 +78,13 @@ DEFAULT_WINDOW = 200
 @attrs.frozen
 class ScopedQuery:
     """A match query within one app, optionally excluding one chat, over a bounded
-    window of the best `window` candidates by (score descending, message id)."""
+    window of the best `window` candidates by (score descending, message id); with
+    `within`, only messages written in that time window (enforced inside the engine's
+    search, before the best are chosen)."""
 
     match: MatchQuery
     app_id: AppId
     exclude_chat_id: ChatId | None = None
     window: int = DEFAULT_WINDOW
     weights: FieldWeights = FieldWeights()
+    within: TimeWindow = TimeWindow()

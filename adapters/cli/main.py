@@ -32,7 +32,10 @@ COMMANDS = (
     Command("install", "add the index to an existing host database", "install"),
     Command("uninstall", "remove the index and its triggers (host rows untouched)", "uninstall"),
     Command(
-        "import", "import chats and messages from JSON Lines (a file or -)", "import_lines", True
+        "import",
+        "import history: ChatGPT, Claude and Claude Code exports, or JSON Lines",
+        "import_history",
+        True,
     ),
     Command("index", "index what is pending, with progress", "index", True),
     Command("repair", "restore drifted triggers and app registry rows in place", "repair"),
@@ -40,13 +43,14 @@ COMMANDS = (
     Command("status", "backlog, versions, apps and index integrity", "status"),
     Command("search", "run search_chats: find earlier chats about something", "search"),
     Command("read", "run read_chat: read part of one chat", "read"),
-    Command("mcp", "serve both tools to an MCP client over stdio", "mcp", True),
+    Command("list", "run list_chats: list the chats by time", "list"),
+    Command("mcp", "serve the tools to an MCP client over stdio", "mcp", True),
     Command("demo", "index a sample history in a temporary database and search it", "demo", True),
 )
 
 EPILOG = (
     "Exit codes: 0 ok, 1 failed, 2 usage error, 3 the tool answered with an error "
-    "(search, read), 4 status found problems. Environment: CHAT_RECALL_DB, "
+    "(search, read, list), 4 status found problems. Environment: CHAT_RECALL_DB, "
     "CHAT_RECALL_SCHEMA and CHAT_RECALL_APP stand in for --db, --schema and --app."
 )
 

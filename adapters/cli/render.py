@@ -1,4 +1,4 @@
-"""Output of search, read and status in the three formats: `json` (compact; for the tools
+"""Output of search, read, list and status in the three formats: `json` (compact; for the tools
 exactly the JSON an agent receives), `pretty` (indented JSON) and `text` (a listing for
 a person). Tool errors go to standard error, in the same format, with tool argument
 names replaced by the flags that set them."""
@@ -172,8 +172,14 @@ def search_text(
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _continuation(arguments: Mapping[str, int], flags: Mapping[str, str]) -> str:
-    return " ".join(f"{flags.get(name, name)} {value}" for name, value in arguments.items())
+def _continuation(arguments: Mapping[str, Any], flags: Mapping[str, str]) -> str:
+    words = []
+    for name, value in arguments.items():
+        if value is True:
+            words.append(flags.get(name, name))
+        elif value is not False:
+            words.append(f"{flags.get(name, name)} {value}")
+    return " ".join(words)
 
 
 def read_text(
@@ -298,6 +304,37 @@ def status_text(data: Mapping[str, Any], command: Callable[[str], str]) -> str:
     verdict = "ok" if not problems else f"{counted(len(problems), 'problem')} found"
     out.append(f"status: {verdict}")
     return "\n".join(out) + "\n"
+
+
+def list_text(
+    payload: Mapping[str, Any], flags: Mapping[str, str], command: Callable[[str], str]
+) -> str:
+    chats = payload["chats"]
+    window = payload["window"]
+    bounds = [
+        f"{word} {_time(window[side])}"
+        for side, word in (("after", "from"), ("before", "before"))
+        if window[side]
+    ]
+    within = f", {' and '.join(bounds)}" if bounds else ""
+    out = [f"{counted(len(chats), 'chat')}, {payload['order']} first{within}", ""]
+    for chat in chats:
+        title = chat["title"] or "(untitled)"
+        out.append(
+            f"chat {chat['chat_id']}: {title}  ({_time(chat['first_message_at'])} – "
+            f"{_time(chat['last_message_at'])}, {counted(chat['message_count'], 'message')})"
+        )
+        if chat["first_user_message"]:
+            out.append(_wrap(chat["first_user_message"], "    "))
+        out.append("")
+    if payload["output_truncated"]:
+        out.append("(the page ended early to keep the output within its budget)")
+    following = payload["continue_with"]
+    if following:
+        out.append(f"more: {command('list')} {_continuation(following, flags)}")
+    elif chats:
+        out.append(f"read one: {command('read')} --chat {chats[0]['chat_id']}")
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def _scalar(value: Any) -> str:

@@ -12,7 +12,7 @@ IDF = log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, score negated (lower is be
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
@@ -115,10 +115,11 @@ class FtsTable:
         weights: FieldWeights,
         exclude_chat_ref: str | None,
         limit: int,
+        keep: Callable[[MessageId], bool] | None = None,
     ) -> list[tuple[float, MessageId]]:
         """The best `limit` (bm25, rowid) pairs, ascending, for an OR of phrases and terms
-        in title or body, rows that hold an excluded one, or whose chat_ref is excluded,
-        left out (excluded phrases never score, as in FTS5)."""
+        in title or body, rows that hold an excluded one, whose chat_ref is excluded, or
+        that `keep` refuses, left out (excluded phrases never score, as in FTS5)."""
         n_row = len(self.rows)
         phrases = tuple(self._analysed(match.phrases, match.terms))
         if not n_row or not phrases:
@@ -137,6 +138,8 @@ class FtsTable:
             if excluded_token is not None and count_phrase(row.chat_ref, excluded_token):
                 continue
             if unwanted and self._holds(row, unwanted):
+                continue
+            if keep is not None and not keep(rowid):
                 continue
             length = float(row.size)
             score = 0.0

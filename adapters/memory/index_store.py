@@ -162,7 +162,13 @@ class InMemoryIndexStore:
                 if meta.app_id == query.app_id and db.hidden(message_id, meta)
             )
             limit = query.window + min(hidden, HIDDEN_READ_PAST)
-            ranked = table.ranked(query.match, query.weights, exclude, limit)
+            within = query.within
+            keep = (
+                (lambda rowid: rowid in db.docs and within.holds(db.docs[rowid].created_at))
+                if within.bounded
+                else None
+            )
+            ranked = table.ranked(query.match, query.weights, exclude, limit, keep)
             candidates = []
             for score, rowid in ranked:  # FTS5's bm25 sign: lower is better
                 meta = db.docs.get(rowid)

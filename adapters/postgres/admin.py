@@ -32,8 +32,13 @@ from chat_recall.adapters.sqlite.admin import (
     StatusReport,
     UninstallReport,
 )
-from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.application.importing import (
+    ImportReport,
+    ImportTarget,
+    LinesReport,
+    OnConflict,
+)
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.schema_version import version_problem
 
@@ -83,11 +88,12 @@ def recorded_engine(url: str, schema: HostSchema) -> None:
     return None
 
 
-def uninstall(url: str, schema: HostSchema) -> UninstallReport:
-    """Drop every derived object; host tables and rows are untouched."""
+def uninstall(url: str, schema: HostSchema, *, keep_imports: bool = False) -> UninstallReport:
+    """Drop every derived object; host tables and rows are untouched (`keep_imports`:
+    as the SQLite adapter's `uninstall`)."""
     started = time.monotonic()
     with _database(url, schema) as database:
-        dropped = setup.uninstall(database)
+        dropped = setup.uninstall(database, keep_imports=keep_imports)
     seconds = time.monotonic() - started
     return UninstallReport(tuple(dropped), seconds, _locked(seconds))
 
@@ -99,8 +105,8 @@ def import_file(
     *,
     on_conflict: OnConflict,
     create: bool,
-    on_batch: Callable[[ImportReport], None] | None = None,
-) -> ImportReport:
+    on_batch: Callable[[LinesReport], None] | None = None,
+) -> LinesReport:
     """Import JSON Lines into the host tables; with the reference schema and `create`,
     the reference tables are created first (the database itself must exist)."""
     with _database(url, schema) as database:
@@ -108,6 +114,20 @@ def import_file(
             setup.create_reference_schema(database)
         setup.start(database)
         return import_lines(database, lines, on_conflict=on_conflict, on_batch=on_batch)
+
+
+def import_history(
+    url: str, schema: HostSchema, run: Callable[[ImportTarget], ImportReport]
+) -> ImportReport:
+    """`run` an import into the host tables; with the reference schema they are created
+    first (the database itself must exist)."""
+    from chat_recall.adapters.postgres.import_target import postgres_import_target
+
+    with _database(url, schema) as database:
+        if schema == HostSchema.reference():
+            setup.create_reference_schema(database)
+        setup.start(database)
+        return run(postgres_import_target(database))
 
 
 def status(url: str, schema: HostSchema) -> StatusReport:

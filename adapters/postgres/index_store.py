@@ -395,6 +395,9 @@ class PostgresIndexStore:
             "weights": text_search.rank_weights(query.weights),
             "k1": K1,
             "b": B,
+            # the window filters the scored matches: the terms' statistics stay the app's
+            "after": query.within.span()[0],
+            "before": query.within.span()[1],
         }
         counts, terms = [], []
         for index, phrase in enumerate(phrases):
@@ -412,7 +415,7 @@ class PostgresIndexStore:
             )
         sql = f"""
             WITH m AS MATERIALIZED (
-                SELECT d.message_id, d.tsv, d.terms FROM {DOCS} AS d
+                SELECT d.message_id, d.tsv, d.terms, d.created_at FROM {DOCS} AS d
                 WHERE d.tsv @@ %(match)s::tsquery AND d.app_id = %(app)s
                   AND d.chat_id IS DISTINCT FROM %(exclude)s
             ), f AS (
@@ -424,6 +427,7 @@ class PostgresIndexStore:
                 FROM f LEFT JOIN {APPS} AS a ON a.app_id = %(app)s
             ), scored AS (
                 SELECT m.message_id, ({" + ".join(terms)}) AS score FROM m, f, s
+                WHERE m.created_at >= %(after)s AND m.created_at < %(before)s
                 ORDER BY 2 DESC, 1 LIMIT %(window)s + %(past)s
             )
             SELECT r.message_id, r.score, {_META_COLUMNS}

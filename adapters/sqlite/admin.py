@@ -21,7 +21,7 @@ import attrs
 from chat_recall.adapters.sqlite import migrations, setup
 from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 from chat_recall.adapters.sqlite.database import SqliteDatabase, require_existing
-from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict, import_lines
+from chat_recall.adapters.sqlite.importer import LinesReport, OnConflict, import_lines
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.schema import HostSchema
@@ -33,6 +33,7 @@ from chat_recall.domain.schema_version import reported_version, version_problem
 if TYPE_CHECKING:
     from chat_recall.adapters.engines import Engine
     from chat_recall.adapters.tantivy.audit import TantivyIndexAudit
+    from chat_recall.application.importing import ImportReport, ImportTarget
     from chat_recall.application.service import ChatRecall
 
 QUARANTINE_SHOWN = 20
@@ -134,14 +135,15 @@ def recorded_engine(path: Path, schema: HostSchema) -> Engine | None:
         return engines.recorded_engine(database)
 
 
-def uninstall(path: Path, schema: HostSchema) -> UninstallReport:
+def uninstall(path: Path, schema: HostSchema, *, keep_imports: bool = False) -> UninstallReport:
     """Drop every derived object (and the tantivy engine's indexes beside the file);
-    host tables and rows are untouched."""
+    host tables and rows are untouched. `keep_imports` (a rebuild) keeps the links of
+    imported history, so importing it again still updates rather than duplicates."""
     from chat_recall.adapters import engines
 
     started = time.monotonic()
     with _database(require_existing(path), schema) as database:
-        removed = setup.uninstall(database)
+        removed = setup.uninstall(database, keep_imports=keep_imports)
     beside = engines.tantivy_directory(path)
     if beside.is_dir():
         shutil.rmtree(beside)
@@ -161,8 +163,8 @@ def import_file(
     *,
     on_conflict: OnConflict,
     create: bool,
-    on_batch: Callable[[ImportReport], None] | None = None,
-) -> ImportReport:
+    on_batch: Callable[[LinesReport], None] | None = None,
+) -> LinesReport:
     """Import JSON Lines into the host tables (see `importer`). With `create` and the
     reference schema, a missing database is created (host tables and index); it is
     removed again if the import fails or imports nothing."""
@@ -175,6 +177,27 @@ def import_file(
             setup.start(database)
             report = import_lines(database, lines, on_conflict=on_conflict, on_batch=on_batch)
         if created and not (report.chats or report.messages):
+            _remove(path)
+        return report
+
+
+def import_history(
+    path: Path, schema: HostSchema, run: Callable[[ImportTarget], ImportReport]
+) -> ImportReport:
+    """`run` an import into the database's host tables (`application.importing`). A
+    missing database is created (reference schema only: host tables and index) and
+    removed again if the import fails or writes nothing."""
+    from chat_recall.adapters.sqlite.import_target import sqlite_import_target
+
+    if schema != HostSchema.reference():
+        require_existing(path)
+    with _new_file(path) as created:
+        with _database(path, schema) as database:
+            if schema == HostSchema.reference():
+                setup.create_reference_schema(database)
+            setup.start(database)
+            report = run(sqlite_import_target(database))
+        if created and not report.wrote:
             _remove(path)
         return report
 

@@ -616,13 +616,20 @@ class SqliteFts5IndexStore:
                 return []
             fts = quote(table)
             past = document_rows.hidden_in_app(connection, query.app_id)
+            within, span = "", ()  # type: tuple[str, tuple[int, ...]]
+            if query.within.bounded:  # each match's time, read before the best are chosen
+                within = (
+                    f" AND EXISTS (SELECT 1 FROM {DOCS} AS w WHERE w.message_id = {fts}.rowid "
+                    "AND w.created_at >= ? AND w.created_at < ?)"
+                )
+                span = query.within.span()
             rows = connection.execute(
                 f"""
                 SELECT r.message_id, -r.score, d.chat_id, d.role, d.created_at,
                        d.is_compaction_summary, d.projection_truncated
                 FROM (
                     SELECT rowid AS message_id, bm25({fts}, ?, ?, 0.0) AS score
-                    FROM {fts} WHERE {fts} MATCH ?
+                    FROM {fts} WHERE {fts} MATCH ?{within}
                     ORDER BY score, rowid LIMIT ?
                 ) AS r
                 JOIN {DOCS} AS d ON d.message_id = r.message_id AND d.app_id = ?
@@ -633,6 +640,7 @@ class SqliteFts5IndexStore:
                     query.weights.title,
                     query.weights.body,
                     match,
+                    *span,
                     query.window + past,
                     query.app_id,
                     query.window,

@@ -634,6 +634,13 @@ class TantivyIndexStore:
             past = rows.hidden_in_app(connection, query.app_id)
         searcher = index.searcher()
         compiled = compile_match(query.match, query.weights, self.analysis, query.exclude_chat_id)
+        if query.within.bounded:  # tantivy holds no times: the window's documents, by id
+            with self.database.reading() as connection:
+                ids = rows.written_within(connection, query.app_id, *query.within.span())
+            written = tantivy.Query.term_set_query(SCHEMA, "message_id", ids)
+            compiled = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, compiled), (tantivy.Occur.Must, written)]
+            )
         try:
             limit = query.window + TIE_MARGIN + past
             hits = searcher.search(compiled, limit, count=False).hits

@@ -10,7 +10,7 @@ from typing import Any
 from chat_recall.adapters.cli import database, options, render
 
 # Tool argument -> the flag that sets it (error messages and hints name the flags).
-FLAGS = {"query": "QUERY", "limit": "--limit"}
+FLAGS = {"query": "QUERY", "limit": "--limit", "after": "--after", "before": "--before"}
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +22,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_app(parser)
     options.add_current(parser)
     options.add_tool_flag(parser, "--limit", schema, "limit", help_text="chats to return at most")
+    for name in ("after", "before"):
+        parser.add_argument(
+            FLAGS[name],
+            dest=name,
+            metavar="WHEN",
+            help=f"{schema['properties'][name]['description']} (default: none)",
+        )
     options.add_format(parser)
     parser.add_argument(
         "query",
@@ -43,8 +50,9 @@ def run(arguments: argparse.Namespace) -> int:
 
     fmt = render.resolve(arguments.format)
     tool_arguments: dict[str, Any] = {"query": arguments.query}
-    if arguments.limit is not None:
-        tool_arguments["limit"] = arguments.limit
+    for name in ("limit", "after", "before"):
+        if getattr(arguments, name) is not None:
+            tool_arguments[name] = getattr(arguments, name)
     context = CallContext(arguments.app, arguments.current_chat, arguments.current_message)
     with database.open_recall(arguments) as recall:
         outcome = recall.call_tool("search_chats", context, tool_arguments)
