@@ -40,6 +40,7 @@ COMMANDS = (
     Command("search", "run search_chats: find earlier chats about something", "search"),
     Command("read", "run read_chat: read part of one chat", "read"),
     Command("mcp", "serve both tools to an MCP client over stdio", "mcp", True),
+    Command("serve", "a search page for people on a local address (web extra)", "serve", True),
     Command("demo", "index a sample history in a temporary database and search it", "demo", True),
 )
 
