@@ -4,6 +4,7 @@ process on a real socket, stopped with Ctrl-C."""
 from __future__ import annotations
 
 import http.client
+import re
 import socket
 import subprocess
 import sys
@@ -117,3 +118,16 @@ def test_the_web_stack_is_imported_only_to_serve(argv: list[str]) -> None:
     )
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert ran.stdout.splitlines()[-1] == "[]"
+
+
+def test_the_readme_shows_the_page_and_the_command_that_starts_it() -> None:
+    root = Path(__file__).parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "chat-recall serve --db history.db" in readme
+    assert "chat-recall demo --serve" in readme
+    assert "-e '.[test,mcp,web]'" in readme  # the test command installs what they need
+    picture = re.search(r"!\[[^\]]+\]\((docs/[^)]+\.png)\)", readme)
+    assert picture
+    image = (root / picture.group(1)).read_bytes()
+    assert image.startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(image) < 200_000  # small enough for the repository
