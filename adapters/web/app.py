@@ -40,7 +40,7 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.errors import InvalidArguments, NotFound
-from chat_recall.domain.model import AppId, ChatId
+from chat_recall.domain.model import AppId, ChatId, is_storable_id
 
 HERE = Path(__file__).parent
 STATIC = {
@@ -111,40 +111,37 @@ class Pages:
     async def home(self, request: Request) -> Response:
         if self.site.app is not None:
             return RedirectResponse(views.search_href(self.site.app), status_code=303)
-        listed, registered = await anyio.to_thread.run_sync(self._app_statuses)
-        return self.render(
-            "apps.html", apps=views.app_entries(listed), more=registered - len(listed)
-        )
+        listed, unlisted = await anyio.to_thread.run_sync(self._app_statuses)
+        return self.render("apps.html", apps=views.app_entries(listed), more=unlisted)
 
     def _app_statuses(self) -> tuple[list[tuple[int, int, int]], int]:
-        """The first apps with their figures, and how many apps there are."""
+        """The first apps with their figures, and how many more there are."""
         registered = self.site.apps()
         statuses = []
         for app_id in registered[:MAX_APPS_LISTED]:
             status = self.site.recall.status(AppId(app_id))
-            statuses.append((app_id, status.documents, status.pending))
-        return statuses, len(registered)
+            if status.documents or status.pending:  # the apps a page can show
+                statuses.append((app_id, status.documents, status.pending))
+        return statuses, max(0, len(registered) - MAX_APPS_LISTED)
 
-    async def _app(self, request: Request) -> AppId:
-        """The app of the address: the one the server serves, or one the database has."""
+    def _app(self, request: Request) -> AppId:
+        """The app of the address; with `--app`, only that one. Otherwise any: a chat
+        page asks read_chat, which finds no chat of an app the database lacks, and the
+        search page shows an app only when its index holds something (`_index_line`);
+        reading the app registry on every page would scan the index at scale."""
         app_id = AppId(request.path_params["app"])
-        if self.site.app is not None:
-            if app_id != self.site.app:
-                raise PageError(
-                    404, "No such app here", f"This page serves app {self.site.app} only."
-                )
-            return app_id
-        known = await anyio.to_thread.run_sync(self.site.apps)
-        if app_id not in known:
-            raise PageError(
-                404,
-                "No such app",
-                f"This database has no app {app_id}. Pick one of its apps on the first page.",
-            )
+        if self.site.app is not None and app_id != self.site.app:
+            raise PageError(404, "No such app here", f"This page serves app {self.site.app} only.")
+        if not is_storable_id(app_id):
+            raise PageError(404, "No such app", f"This database has no app {app_id}.")
         return app_id
 
     def _index_line(self, app_id: AppId) -> views.IndexLine:
+        """The app's index status; an app with nothing indexed nor waiting is one this
+        database does not have (unless the server was started for it)."""
         status = self.site.recall.status(app_id)
+        if self.site.app is None and not (status.documents or status.pending):
+            raise PageError(404, "No such app", f"This database has no app {app_id}.")
         return views.IndexLine(
             status.state, status.documents, status.pending, status.indexer, status.note
         )
@@ -152,31 +149,43 @@ class Pages:
     # -- search -----------------------------------------------------------------------
 
     async def search(self, request: Request) -> Response:
-        app_id = await self._app(request)
+        app_id = self._app(request)
         query = request.query_params.get("q", "")
+        index = await anyio.to_thread.run_sync(self._index_line, app_id)
+        if not query.strip():
+            return self._search_page(app_id, query, index)
         arguments: dict[str, Any] = {"query": query}
+        # Further search_chats arguments come from the address the same way (the time
+        # window of list_chats, `after`/`before`, once search_chats takes it).
         limit = _integer(request, "limit")
         if limit is not None:
             arguments["limit"] = limit
-        found: views.SearchView | None = None
-        failure: str | None = None
-        status = 200
-        if query.strip():
-            if self.site.fresh:
-                await anyio.to_thread.run_sync(
-                    self.site.recall.wait_until_indexed, FRESHNESS_WAIT_SECONDS
-                )
-            outcome = await self._call(SearchChats.definition.name, app_id, arguments)
-            if outcome.error is not None:
-                status = _status(outcome)
-                failure = outcome.error.error.message
-            else:
-                marker = self._marker(query)
-                found = views.search_view(app_id, _payload(outcome), marker)
-        index = await anyio.to_thread.run_sync(self._index_line, app_id)
+        if self.site.fresh:  # let this process's indexer take in the host's last writes
+            await anyio.to_thread.run_sync(
+                self.site.recall.wait_until_indexed, FRESHNESS_WAIT_SECONDS
+            )
+        outcome = await self._call(SearchChats.definition.name, app_id, arguments)
+        if self.site.fresh:
+            index = await anyio.to_thread.run_sync(self._index_line, app_id)
+        if outcome.error is not None:
+            failure = outcome.error.error.message
+            return self._search_page(app_id, query, index, failure=failure, code=_status(outcome))
+        found = views.search_view(app_id, _payload(outcome), self._marker(query))
+        return self._search_page(app_id, query, index, found=found)
+
+    def _search_page(
+        self,
+        app_id: AppId,
+        query: str,
+        index: views.IndexLine,
+        *,
+        found: views.SearchView | None = None,
+        failure: str | None = None,
+        code: int = 200,
+    ) -> HTMLResponse:
         return self.render(
             "search.html",
-            status,
+            code,
             app_id=app_id,
             query=query,
             found=found,
@@ -188,7 +197,7 @@ class Pages:
     # -- a chat -----------------------------------------------------------------------
 
     async def chat(self, request: Request) -> Response:
-        app_id = await self._app(request)
+        app_id = self._app(request)
         chat_id = ChatId(request.path_params["chat"])
         read = {
             argument: value

@@ -6,11 +6,14 @@ from __future__ import annotations
 import html
 import re
 import sqlite3
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from starlette.testclient import TestClient
 
+import chat_recall
+from chat_recall.adapters.cli.demo import write_sample
 from chat_recall.adapters.web import views
 from chat_recall.adapters.web.app import templates
 from chat_recall.adapters.web.guard import CONTENT_SECURITY_POLICY, MAX_TARGET_BYTES
@@ -231,7 +234,8 @@ def test_how_a_chat_matched_is_shown_from_the_tools_matched_by() -> None:
         ("/apps/1/chats/999999", 404, "App 1 has no chat 999999."),
         ("/apps/2/chats/1", 404, "App 2 has no chat 1."),  # another app's chat: not found
         ("/apps/7", 404, "This database has no app 7."),
-        ("/apps/7/chats/1", 404, "This database has no app 7."),
+        ("/apps/7/chats/1", 404, "App 7 has no chat 1."),  # as any chat it lacks
+        ("/apps/99999999999999999999", 404, "This database has no app 99999999999999999999."),
         ("/apps/1/chats/1?around=abc", 400, "around must be a whole number"),
         ("/apps/1/chats/1?around=2&before=99", 400, "before"),
         ("/apps/1?q=" + "x" * 501, 400, "query"),
@@ -324,3 +328,22 @@ def test_every_answer_carries_the_security_headers_and_no_inline_script(
             assert "<style" not in answer.text
             assert " style=" not in answer.text
     assert client.get("/static/page.js").headers["content-type"].startswith("text/javascript")
+
+
+def test_an_app_whose_chats_are_all_deleted_is_no_longer_offered(tmp_path: Path) -> None:
+    with chat_recall.sqlite(tmp_path / "h.db", create_host_schema=True) as recall:
+        write_sample(recall)
+        recall.indexer.run_until_idle()
+        with page_client(recall) as client:
+            assert client.get("/apps/2").status_code == 200
+            recall.host.delete_chat(chat_recall.ChatId(3))  # app 2's only chat
+            recall.indexer.run_until_idle()
+            assert _links(client.get("/").text, "/apps/") == ["/apps/1"]
+            gone = client.get("/apps/2", params={"q": "JWT"})
+            assert gone.status_code == 404
+            assert "This database has no app 2." in gone.text
+            assert "Another app" not in gone.text
+        with page_client(recall, app=2) as client:  # started for it: shown, empty
+            page = client.get("/apps/2", params={"q": "JWT"})
+            assert page.status_code == 200
+            assert "0 chats for" in page.text
