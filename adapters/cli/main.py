@@ -45,6 +45,7 @@ COMMANDS = (
     Command("read", "run read_chat: read part of one chat", "read"),
     Command("list", "run list_chats: list the chats by time", "list"),
     Command("mcp", "serve the tools to an MCP client over stdio", "mcp", True),
+    Command("serve", "a search page for people on a local address (web extra)", "serve", True),
     Command("demo", "index a sample history in a temporary database and search it", "demo", True),
 )
 

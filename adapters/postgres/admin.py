@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import psycopg
@@ -41,6 +41,9 @@ from chat_recall.application.importing import (
 )
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.schema_version import version_problem
+
+if TYPE_CHECKING:
+    from chat_recall.application.service import ChatRecall
 
 
 @contextlib.contextmanager
@@ -142,19 +145,21 @@ def status(url: str, schema: HostSchema) -> StatusReport:
     report = StatusReport.checked(_without_password(url), stored, migrations.SCHEMA_VERSION, checks)
     if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
         return report
-    with (
-        bootstrap.postgres(url, schema=schema, install=False) as recall,
-        _database(url, schema) as database,
-    ):
-        app_ids = database.read(
-            lambda c: [
-                int(row[0])
-                for row in c.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
-            ]
-        )
+    with bootstrap.postgres(url, schema=schema, install=False) as recall:
         repo: PostgresMessageRepo = recall.repo  # type: ignore[assignment]
         never = [NotIndexedStatus(reason, count) for reason, count in repo.never_indexed()]
-        return attrs.evolve(report.with_index(recall, app_ids), not_indexed=never)
+        return attrs.evolve(report.with_index(recall, registered_apps(recall)), not_indexed=never)
+
+
+def registered_apps(recall: ChatRecall) -> list[int]:
+    """The apps the index holds, as `status` lists them: the app registry's rows."""
+    database: PostgresDatabase = recall.index.database  # type: ignore[attr-defined]
+    return database.read(
+        lambda c: [
+            int(row[0])
+            for row in c.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
+        ]
+    )
 
 
 def repair(url: str, schema: HostSchema) -> RepairReport:

@@ -348,7 +348,7 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
     with bootstrap.sqlite(path, schema=schema, install=False, engine=None) as recall:
         repo: SqliteMessageRepo = recall.repo  # type: ignore[assignment]
         never = [NotIndexedStatus(reason, count) for reason, count in repo.never_indexed()]
-        return attrs.evolve(report.with_index(recall, _registered_apps(recall)), not_indexed=never)
+        return attrs.evolve(report.with_index(recall, registered_apps(recall)), not_indexed=never)
 
 
 NOT_INSTALLED = Finding(
@@ -367,8 +367,9 @@ def _audit(database: SqliteDatabase) -> SqliteIndexAudit | TantivyIndexAudit:
     return SqliteIndexAudit(database, SqliteFts5IndexStore(database))
 
 
-def _registered_apps(recall: ChatRecall) -> list[int]:
-    """Apps with an FTS5 table, or with documents (the tantivy engine registers none)."""
+def registered_apps(recall: ChatRecall) -> list[int]:
+    """The apps the index holds, as `status` lists them: apps with an FTS5 table, or
+    with documents (the tantivy engine registers none)."""
     database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
     with database.reading() as connection:
         return [
