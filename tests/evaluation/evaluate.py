@@ -110,12 +110,14 @@ def load(
     analysis: TextAnalysis | None = None,
     postgres: str | None = None,
     engine: Engine = Engine.SQLITE,
+    apps: Sequence[App] | None = None,
 ) -> Corpus:
     """Write every app's history through the host writer and index it under `analysis`
     (default: the shipped one). SQLite FTS5 by default; `memory=True` uses the
     in-memory twin (same scores); `postgres` (a server's URL) the PostgreSQL adapter, in
     a fresh schema; `engine=Engine.TANTIVY` the tantivy engine (in a temporary database
-    file: its indexes live beside the file)."""
+    file: its indexes live beside the file). `apps` replaces the evaluation's own apps
+    (a public benchmark's, `locomo.py`)."""
     analysis = analysis or TextAnalysis.default()
     if postgres is not None:
         recall = bootstrap.postgres(
@@ -132,7 +134,7 @@ def load(
         recall = bootstrap.sqlite(
             sqlite3.connect(":memory:"), create_host_schema=True, analysis=analysis
         )
-    apps = load_apps()
+    apps = tuple(apps) if apps is not None else load_apps()
     chat_ids: dict[tuple[int, str], int] = {}
     message_ids: dict[tuple[int, str], int] = {}
     for app in apps:
@@ -283,12 +285,17 @@ class Corpora:
     memory: bool = False
     postgres: str | None = None
     engine: Engine = Engine.SQLITE
+    apps: Sequence[App] | None = None  # None: the evaluation's own apps
     _loaded: dict[TextAnalysis, Corpus] = attrs.field(factory=dict)
 
     def __call__(self, analysis: TextAnalysis) -> Corpus:
         if analysis not in self._loaded:
             self._loaded[analysis] = load(
-                memory=self.memory, analysis=analysis, postgres=self.postgres, engine=self.engine
+                memory=self.memory,
+                analysis=analysis,
+                postgres=self.postgres,
+                engine=self.engine,
+                apps=self.apps,
             )
         return self._loaded[analysis]
 
@@ -435,9 +442,11 @@ def share(rows: Sequence[Row], chosen: Callable[[Row], bool]) -> str:
     return bootstrap_mean([1.0 if chosen(row) else 0.0 for row in rows]).cell()
 
 
-def category_rows(rows: Sequence[Row], half: str, form: str) -> list[tuple[str, list[Row]]]:
+def category_rows(
+    rows: Sequence[Row], half: str, form: str, categories: Sequence[str] = CATEGORIES
+) -> list[tuple[str, list[Row]]]:
     """Every category with rows, then the `inflection` questions per language."""
-    chosen = [(category, select(rows, half, form, category)) for category in ("all", *CATEGORIES)]
+    chosen = [(category, select(rows, half, form, category)) for category in ("all", *categories)]
     inflection = select(rows, half, form, "inflection")
     for language in sorted({row.language for row in inflection if row.language}):
         chosen.append(
@@ -446,7 +455,13 @@ def category_rows(rows: Sequence[Row], half: str, form: str) -> list[tuple[str, 
     return [(name, chosen_rows) for name, chosen_rows in chosen if chosen_rows]
 
 
-def category_table(rows: Sequence[Row], half: str, form: str, name: str) -> str:
+def category_table(
+    rows: Sequence[Row],
+    half: str,
+    form: str,
+    name: str,
+    categories: Sequence[str] = CATEGORIES,
+) -> str:
     """One policy's figures per category, with intervals (markdown)."""
     lines = [
         f"**{name}, {half}, {form}** (95% bootstrap intervals; `not confident`: the share "
@@ -455,7 +470,7 @@ def category_table(rows: Sequence[Row], half: str, form: str, name: str) -> str:
         "| category | n | " + " | ".join(BASELINE_METRICS) + " | not confident |",
         "|" + "---|" * (len(BASELINE_METRICS) + 3),
     ]
-    for category, chosen in category_rows(rows, half, form):
+    for category, chosen in category_rows(rows, half, form, categories):
         if all(row.answerable for row in chosen):
             cells = [estimate(chosen, metric).cell() for metric in BASELINE_METRICS]
         else:
