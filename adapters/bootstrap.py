@@ -25,7 +25,7 @@ from chat_recall.adapters.claimants import ProcessClaimants
 from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.pacing import UnpacedWrites
 from chat_recall.adapters.sqlite import setup
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.database import SqliteDatabase, missing_database
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo, SqliteMessageRepoOpener
@@ -36,6 +36,7 @@ from chat_recall.application.deferred import Deferred
 from chat_recall.application.health import IndexHealth
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.list_chats import ListChats
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
 from chat_recall.application.tools.search_chats import SearchChats
@@ -62,6 +63,7 @@ from chat_recall.domain.text.analysis import TextAnalysis
 
 if TYPE_CHECKING:
     from chat_recall.adapters.memory.database import InMemoryDatabase
+    from chat_recall.application.importing import ImportTarget
     from chat_recall.application.indexer import Indexer, IndexerSettings
 
 Overrides = Mapping[Any, object]
@@ -69,7 +71,7 @@ Overrides = Mapping[Any, object]
 
 # The tools a facade offers, in the order they are listed to the model. A new tool is
 # one module implementing `application.tools.tool.Tool` plus one entry here.
-TOOLS: tuple[type[Tool], ...] = (SearchChats, ReadChat)
+TOOLS: tuple[type[Tool], ...] = (SearchChats, ReadChat, ListChats)
 
 
 def _with_card_rules(policy: MarkupPolicy, tools: ToolSettings) -> MarkupPolicy:
@@ -154,12 +156,19 @@ def _indexer(container: punq.Container, settings: IndexerSettings | None) -> Ind
     return container.instantiate(Indexer, settings=settings, planner=planner)
 
 
+def _no_imports() -> ImportTarget:
+    raise IndexUnavailable("this storage adapter has no import target")
+
+
 def _finish(
-    container: punq.Container, settings: IndexerSettings | None, overrides: Overrides
+    container: punq.Container,
+    settings: IndexerSettings | None,
+    overrides: Overrides,
+    imports: Callable[[], ImportTarget] = _no_imports,
 ) -> ChatRecall:
     """The facade over the container's services; the indexer, unit of work, host
-    writer and audit are resolved on first use (`Deferred`), so a process that only
-    calls the tools never imports them."""
+    writer, audit and import target are resolved on first use (`Deferred`), so a
+    process that only calls the tools never imports them."""
     if settings is not None and isinstance(container.resolve(WritePacer), UnpacedWrites):
         unpaced = UnpacedWrites(settings.sizing.budget_seconds, settings.pacing.limit_seconds)
         container.register(WritePacer, instance=unpaced)
@@ -181,6 +190,7 @@ def _finish(
         unit_of_work=Deferred(lambda: resolve(IndexUnitOfWork), lock=building),
         host=Deferred(lambda: resolve(HostWriter), lock=building),
         audit=Deferred(lambda: resolve(IndexAudit), lock=building),
+        imports=Deferred(imports, lock=building),
     )
 
 
@@ -202,6 +212,15 @@ def _sqlite_audit() -> type[Any]:
     from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 
     return SqliteIndexAudit
+
+
+def _sqlite_imports(database: SqliteDatabase) -> Callable[[], ImportTarget]:
+    def build() -> ImportTarget:
+        from chat_recall.adapters.sqlite.import_target import sqlite_import_target
+
+        return sqlite_import_target(database)
+
+    return build
 
 
 def sqlite(
@@ -241,6 +260,8 @@ def sqlite(
     tools read it, no indexer runs, and search says the index cannot be advanced here.
     """
     analysis = analysis or TextAnalysis.default()
+    if isinstance(target, str | Path) and not create_host_schema and not Path(target).exists():
+        raise missing_database(Path(target))
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
     if settings is not None:
         database.pacer.rule = settings.pacing
@@ -278,7 +299,7 @@ def sqlite(
         container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
         _on_first_use(container, IndexAudit, _sqlite_audit)
         closer = None
-    recall = _finish(container, settings, overrides or {})
+    recall = _finish(container, settings, overrides or {}, _sqlite_imports(database))
     recall.on_close(database.close)
     if closer is not None:
         recall.on_close(closer)
@@ -349,7 +370,13 @@ def postgres(
     # may take longer than SQLite's 25 ms and pay the server round trips once per more rows.
     sizing = BatchSizing(budget_seconds=0.1, initial=64, maximum=512)
     settings = settings or IndexerSettings(sizing=sizing)
-    recall = _finish(container, settings, overrides or {})
+
+    def imports() -> ImportTarget:
+        from chat_recall.adapters.postgres.import_target import postgres_import_target
+
+        return postgres_import_target(database)
+
+    recall = _finish(container, settings, overrides or {}, imports)
     recall.on_close(database.close)
     return recall
 
@@ -418,7 +445,13 @@ def in_memory(
     container.register(DirtyQueue, InMemoryDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
     container.register(IndexAudit, InMemoryIndexAudit, scope=punq.Scope.singleton)
-    return _finish(container, settings, overrides or {})
+
+    def imports() -> ImportTarget:
+        from chat_recall.adapters.memory.import_target import InMemoryImportTarget
+
+        return InMemoryImportTarget(database)
+
+    return _finish(container, settings, overrides or {}, imports)
 
 
 def custom(

@@ -357,6 +357,9 @@ def test_the_next_batch_is_read_before_the_maintenance_step_and_then_used(
 
     quiet = PacingRule(first_look_seconds=0.0, writing_seconds=0.0)  # never taken as writing
     recall, host = _recall_and_host(tmp_path, IndexerSettings(pacing=quiet))
+    pacer = recall.index.database.pacer  # type: ignore[attr-defined]
+    within = quiet.quiet_budget_seconds * 0.75  # the size stays, however loaded the machine
+    monkeypatch.setattr(pacer, "last_held", lambda: within)
     host(100)
     events: list[str] = []
     real_rows, real_maintain = SqliteMessageRepo.source_rows, SqliteFts5IndexStore.maintain

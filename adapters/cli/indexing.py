@@ -23,6 +23,7 @@ import attrs
 from chat_recall.adapters.cli.progress import Reporter
 from chat_recall.application.indexer import BatchReport
 from chat_recall.application.service import ChatRecall
+from chat_recall.domain.wording import counted
 
 RECOUNT_SECONDS = 1.0
 ARRIVALS_AT_LEAST = 1_000
@@ -95,7 +96,9 @@ def drain(
                 if _caught_up_elsewhere(recall, clock() - started):
                     break
                 note = f"another indexer is at work: {report.waiting_for}; waiting"
-                progress.update(tally.processed, None, f"{tally.processed:,} messages ({note})")
+                progress.update(
+                    tally.processed, None, f"{counted(tally.processed, 'message')} ({note})"
+                )
                 time.sleep(report.rest_seconds)
                 continue
             tally.add(report)
@@ -107,7 +110,7 @@ def drain(
                 pending, since_count, counted_at = recall.dirty.backlog().messages, 0, now
             estimate = max(pending - since_count, 0)
             progress.update(
-                tally.processed, tally.processed + estimate, f"{tally.processed:,} messages"
+                tally.processed, tally.processed + estimate, counted(tally.processed, "message")
             )
     finally:
         recall.indexer.release_claim()
@@ -141,8 +144,7 @@ def summary(report: DrainReport, verb: str = "indexed") -> str:
         else:
             line = "nothing to index: the index is up to date"
         return line + _left(report)
-    plural = "" if report.indexed == 1 else "s"
-    parts = [f"{verb} {report.indexed:,} message{plural}"]
+    parts = [f"{verb} {counted(report.indexed, 'message')}"]
     if report.deleted:
         parts.append(
             f"{report.deleted:,} left out (no searchable text, another role or no chat: see status)"
@@ -155,8 +157,8 @@ def summary(report: DrainReport, verb: str = "indexed") -> str:
     )
     if report.planned_apart:
         line += (
-            f"; {report.planned_apart:,} of {report.batches:,} batches planned by a "
-            "planning process"
+            f"; {report.planned_apart:,} of {counted(report.batches, 'batch', 'batches')} "
+            "planned by a planning process"
         )
     if report.planning_failures:
         times = "once" if report.planning_failures == 1 else f"{report.planning_failures} times"
@@ -169,10 +171,11 @@ def _left(report: DrainReport) -> str:
         return ""
     if report.outpaced:
         return (
-            f"; the host writes faster than this command indexes: {report.left:,} pending "
-            "are left to the app's indexer (or the next `chat-recall index`)"
+            "; the host writes faster than this command indexes: "
+            f"{counted(report.left, 'message')} still pending, left to the app's indexer "
+            "(or the next `chat-recall index`)"
         )
     return (
-        f"; {report.left:,} more arrived while it ran and are left to the app's indexer "
-        "(or the next `chat-recall index`)"
+        f"; {counted(report.left, 'more message', 'more messages')} arrived while it ran, "
+        "left to the app's indexer (or the next `chat-recall index`)"
     )

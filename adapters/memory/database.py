@@ -113,6 +113,9 @@ class InMemoryDatabase:
     meta: dict[str, str] = attrs.field(factory=dict)
     claim: tuple[str, float] | None = None  # the indexer's (`DirtyQueue.claim`)
     quarantine: dict[MessageId, QuarantinedRow] = attrs.field(factory=dict)
+    # What imports wrote (`InMemoryImportTarget`): (kind, format, source id) -> (host id,
+    # fingerprint), as the SQL engines' links table holds it.
+    import_links: dict[tuple[str, str, str], tuple[int, str | None]] = attrs.field(factory=dict)
     # How the stored created_at values are read (as `HostSchema.timestamps` for SQLite).
     timestamps: TimestampFormat = TimestampFormat.AUTO
     _seq: int = 0
@@ -206,7 +209,7 @@ class InMemoryHostStore:
     def add_message(
         self,
         chat_id: ChatId,
-        role: Role,
+        role: Role | str,
         content: str,
         created_at: int,
         *,
@@ -225,7 +228,7 @@ class InMemoryHostStore:
             message = MessageRow(
                 new_id,
                 chat_id,
-                role.value,
+                Role.of(role).value,
                 content,
                 created_at,
                 is_compaction_summary,

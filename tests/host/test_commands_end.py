@@ -168,7 +168,7 @@ def test_import_indexes_what_it_imported_and_ends_while_the_host_writes(
         code = main(["import", "--db", str(path), "--quiet", str(lines)])
     assert code == 0
     out = capsys.readouterr().out
-    assert "imported 1 chats and 50 messages" in out
+    assert "imported 1 chat and 50 messages" in out
     assert "indexed" in out
     assert {10_000 + n for n in range(50)} <= indexed(path, [10_000 + n for n in range(50)])
 

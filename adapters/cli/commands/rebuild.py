@@ -29,8 +29,8 @@ def run(arguments: argparse.Namespace) -> int:
     engine = database.recorded_engine(arguments)  # rebuilt with the same engine
     locks: list[WriteLockStats] = []
     in_place = _readable(arguments, engine)
-    if not in_place:
-        locks.append(admin.uninstall(path, schema).write_lock)
+    if not in_place:  # the import links describe host rows: they stay
+        locks.append(admin.uninstall(path, schema, keep_imports=True).write_lock)
         locks.append(admin.install(path, schema).write_lock)
     with database.open_recall(arguments, engine) as recall:
         if in_place:
