@@ -31,7 +31,7 @@ from chat_recall.adapters.pacing import LockPacer
 from chat_recall.adapters.sqlite.commit_usage import CommitTimer
 from chat_recall.adapters.sqlite.host_values import CODECS
 from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.adapters.sqlite.time_limit import TransactionWatchdog
+from chat_recall.adapters.sqlite.time_limit import TransactionWatchdog, WriterConnection
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
@@ -155,7 +155,10 @@ class SqliteDatabase:
                 connection = self._open_reader(self.path)
             else:
                 connection = sqlite3.connect(
-                    self.path, isolation_level=None, check_same_thread=False
+                    self.path,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    factory=WriterConnection,
                 )
         except sqlite3.Error as error:
             raise _cannot_open(self.path, error) from error
@@ -264,6 +267,8 @@ class SqliteDatabase:
                     with self._limited(connection, time_limit_seconds):
                         yield connection
                 except BaseException:
+                    if isinstance(connection, WriterConnection):  # no statement stays
+                        connection.close_cursors()  # interrupted (`time_limit.py`)
                     if connection.in_transaction:  # SQLite may have rolled it back itself
                         connection.execute("ROLLBACK")
                     self._held(acquired, paced)

@@ -15,6 +15,13 @@ whether its limit passed (then it rolls back instead of committing). A COMMIT is
 interrupted: the limit is disarmed before it, so a transaction is either abandoned
 whole or committed whole.
 
+An interrupt stays in effect while any statement of the connection is active, and a
+cursor left half read keeps its statement active: one that outlived an abandoned
+transaction (held by a caller, or by the traceback of the error that ended it until the
+collector runs) would fail the ROLLBACK itself, and the transaction would keep the write
+lock. So a writer connection (`WriterConnection`) knows its cursors, and the abandoned
+transaction closes them before it rolls back.
+
 Each `SqliteDatabase` owns its watchdog: the thread starts with the first limited
 transaction and ends when the database closes (nothing of it outlives the facade).
 """
@@ -25,12 +32,38 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
+from typing import Any
 
 import attrs
 
 # After the first interrupt, another one this often until the transaction ends (one that
 # arrives between two statements is lost).
 REPEAT_SECONDS = 0.001
+
+
+class WriterConnection(sqlite3.Connection):
+    """A connection that knows its open cursors, so that a transaction it abandons can
+    end every statement still active (see the module notes)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._cursors: weakref.WeakSet[sqlite3.Cursor] = weakref.WeakSet()
+
+    def cursor(self, factory: Any = sqlite3.Cursor) -> Any:
+        cursor = super().cursor(factory)
+        self._cursors.add(cursor)
+        return cursor
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        cursor: sqlite3.Cursor = self.cursor().execute(sql, parameters)
+        return cursor
+
+    def close_cursors(self) -> None:
+        """End every statement a cursor of this connection still has active."""
+        for cursor in list(self._cursors):
+            cursor.close()
+        self._cursors.clear()
 
 
 @attrs.define(eq=False)

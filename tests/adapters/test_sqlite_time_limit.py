@@ -164,3 +164,27 @@ def test_closing_the_database_ends_its_watchdog_thread(database: SqliteDatabase)
     assert len(watchdogs()) == len(before) + 1
     database.close()
     assert watchdogs() == before
+
+
+def test_a_cursor_left_open_by_an_abandoned_transaction_interrupts_nothing_after(
+    database: SqliteDatabase,
+) -> None:
+    """`sqlite3_interrupt` stays in effect while any statement of the connection is
+    active: a cursor the abandoned transaction left half read (kept alive, say, by the
+    traceback of the error that ended it, until the collector runs) would fail every
+    later statement of that connection with `interrupted`."""
+    with database.writing() as connection:
+        connection.executemany("INSERT INTO t VALUES (?)", [(n,) for n in range(10)])
+    left_open: list[sqlite3.Cursor] = []
+    with (  # noqa: PT012
+        pytest.raises(TransactionOverTime),
+        database.writing(time_limit_seconds=0.0) as connection,
+    ):
+        cursor = connection.execute("SELECT x FROM t")
+        cursor.fetchone()  # one of ten rows: the statement stays active
+        left_open.append(cursor)
+        connection.execute(ENDLESS).fetchall()
+    with database.writing(time_limit_seconds=1.0) as connection:
+        connection.execute("INSERT INTO t VALUES (99)")
+    assert 99 in rows(database)
+    assert left_open
