@@ -1,7 +1,8 @@
 """chat-recall inside someone else's process leaves that process as it found it: no
 change to the garbage collector or the switch interval, ever (not even for a moment
-during a backfill, as a host thread sampling them would see), and every thread, process
-and atexit hook it adds is gone after `close()` or the end of the `with` block.
+during a backfill, as a host thread sampling them would see), no signal handler,
+logging configuration or exception hook set, and every thread, process and atexit hook
+it adds is gone after `close()` or the end of the `with` block.
 
 Each case runs in a fresh interpreter, so what the test process imported before cannot
 hide an import that registers an atexit hook."""
@@ -18,17 +19,27 @@ import pytest
 
 SCRIPT = textwrap.dedent(
     """
-    import atexit, gc, json, sys, threading
+    import atexit, gc, json, logging, signal, sys, threading
     from pathlib import Path
 
     path, engine_name, processes = sys.argv[1], sys.argv[2], int(sys.argv[3])
     host_interval = 0.004  # the host's own settings, not the defaults
     sys.setswitchinterval(host_interval)
     gc.disable()
-    before = {
-        "threads": sorted(t.name for t in threading.enumerate()),
-        "atexit": atexit._ncallbacks(),
-    }
+    def process_state():
+        return {
+            "threads": sorted(t.name for t in threading.enumerate()),
+            "atexit": atexit._ncallbacks(),
+            "signals": {
+                s.name: repr(signal.getsignal(s))
+                for s in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE,
+                          signal.SIGHUP, signal.SIGUSR1)
+            },
+            "logging": [logging.root.level, repr(logging.root.handlers),
+                        logging.root.manager.disable],
+            "hooks": [repr(sys.excepthook), repr(threading.excepthook)],
+        }
+    before = process_state()
     calls = []
     for module, name in [(gc, "enable"), (gc, "disable"), (gc, "freeze"), (gc, "collect"),
                          (sys, "setswitchinterval")]:
@@ -64,10 +75,7 @@ SCRIPT = textwrap.dedent(
         indexed = recall.wait_until_indexed(timeout=60)
     stop.set()
     sampler.join()
-    after = {
-        "threads": sorted(t.name for t in threading.enumerate()),
-        "atexit": atexit._ncallbacks(),
-    }
+    after = process_state()
     alive = []
     for pid in pids:
         try:
@@ -107,6 +115,9 @@ def test_the_hosts_interpreter_is_left_as_it_was(
     assert out["interval"] == 0.004
     assert out["after"]["threads"] == out["before"]["threads"]
     assert out["after"]["atexit"] == out["before"]["atexit"]
+    assert out["after"]["signals"] == out["before"]["signals"]
+    assert out["after"]["logging"] == out["before"]["logging"]
+    assert out["after"]["hooks"] == out["before"]["hooks"]
     if processes:
         assert out["planning_pids"]  # planning processes ran, and are gone
     assert out["alive"] == []

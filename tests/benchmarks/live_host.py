@@ -66,7 +66,7 @@ LARGE_CHAT = 5_000  # messages in the chat the `index` phase renames
 KNOWN_WORDS = 50  # words the rebuild's reader checks
 PLANT = "zqlive{}w"  # the planted word of the host's n-th new message
 CAPACITY = 1_000_000  # host writes a run can record
-COMMAND_TIMEOUT_SECONDS = 180.0
+COMMAND_TIMEOUT_SECONDS = 180.0  # a command still running then is killed (`exited` false)
 BACKFILL_TIMEOUT_SECONDS = 600.0
 AGENT_PAUSE_SECONDS = 0.02
 MCP_FRESHNESS_SECONDS = 0.5  # what the MCP server lets the indexer take before a search
@@ -430,14 +430,19 @@ def cli(*arguments: str) -> list[str]:
 
 
 def run_command(
-    arguments: list[str], monitor: Monitor, threshold: int, *, after_peak: bool
+    arguments: list[str],
+    monitor: Monitor,
+    threshold: int,
+    *,
+    after_peak: bool,
+    command_timeout: float = COMMAND_TIMEOUT_SECONDS,
 ) -> dict[str, Any]:
-    """Run a CLI command to its end (or COMMAND_TIMEOUT_SECONDS): how long it ran, how
+    """Run a CLI command to its end (or `command_timeout`): how long it ran, how
     long after the backlog was down to `threshold` it exited, what it printed last."""
     started = time.monotonic()
     process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        out, err = process.communicate(timeout=COMMAND_TIMEOUT_SECONDS)
+        out, err = process.communicate(timeout=command_timeout)
         exited: float | None = time.monotonic()
     except subprocess.TimeoutExpired:
         process.kill()
@@ -567,7 +572,12 @@ def known_words(path: Path, first: int, shared: Shared) -> list[str]:
 
 
 def rebuild(
-    path: Path, placement: str | None, rate: float, shared: Shared, words: list[str]
+    path: Path,
+    placement: str | None,
+    rate: float,
+    shared: Shared,
+    words: list[str],
+    command_timeout: float = COMMAND_TIMEOUT_SECONDS,
 ) -> dict[str, Any]:
     """`chat-recall rebuild` while the host writes and a reader checks `words`."""
     threshold = max(10, int(rate))
@@ -597,7 +607,11 @@ def rebuild(
         started = time.monotonic()
         reader.start()
         command = run_command(
-            cli("rebuild", "--db", str(path), "--quiet"), monitor, threshold, after_peak=True
+            cli("rebuild", "--db", str(path), "--quiet"),
+            monitor,
+            threshold,
+            after_peak=True,
+            command_timeout=command_timeout,
         )
         stopping.set()
         reader.join()
@@ -614,7 +628,13 @@ def rebuild(
     return result
 
 
-def index_command(path: Path, placement: str, rate: float, shared: Shared) -> dict[str, Any]:
+def index_command(
+    path: Path,
+    placement: str,
+    rate: float,
+    shared: Shared,
+    command_timeout: float = COMMAND_TIMEOUT_SECONDS,
+) -> dict[str, Any]:
     """`chat-recall index` with nothing pending, then after the large chat was renamed,
     while the host writes."""
     threshold = max(10, int(rate))
@@ -623,7 +643,11 @@ def index_command(path: Path, placement: str, rate: float, shared: Shared) -> di
     result: dict[str, Any] = {}
     with Monitor(path) as monitor:
         result["nothing_pending"] = run_command(
-            cli("index", "--db", str(path), "--quiet"), monitor, threshold, after_peak=False
+            cli("index", "--db", str(path), "--quiet"),
+            monitor,
+            threshold,
+            after_peak=False,
+            command_timeout=command_timeout,
         )
         connection = host_connection(str(path))
         connection.execute(
@@ -632,7 +656,11 @@ def index_command(path: Path, placement: str, rate: float, shared: Shared) -> di
         )
         connection.close()
         result["large_chat_renamed"] = run_command(
-            cli("index", "--db", str(path), "--quiet"), monitor, threshold, after_peak=True
+            cli("index", "--db", str(path), "--quiet"),
+            monitor,
+            threshold,
+            after_peak=True,
+            command_timeout=command_timeout,
         )
     result["host"] = host.stop()
     return result
@@ -649,6 +677,7 @@ def run(
     commands: bool = True,
     large_chat: int = LARGE_CHAT,
     backfill_timeout: float = BACKFILL_TIMEOUT_SECONDS,
+    command_timeout: float = COMMAND_TIMEOUT_SECONDS,
     report: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="chat-recall-live-") as temporary:
@@ -665,7 +694,7 @@ def run(
         quiet, path = backfill(fixture, directory, None, 0, shared, engine, 0, backfill_timeout)
         results["quiet_backfill"] = quiet
         if commands:
-            results["quiet_rebuild"] = rebuild(path, None, 0, shared, [])
+            results["quiet_rebuild"] = rebuild(path, None, 0, shared, [], command_timeout)
         report(quiet_lines(results))
         for placement in placements:
             for rate in rates:
@@ -687,11 +716,13 @@ def run(
                 entry["backfill"]["of_quiet_rate"] = share(entry["backfill"], quiet)
                 if commands:
                     words = known_words(path, entry["backfill"]["first_planted"], shared)
-                    entry["rebuild"] = rebuild(path, placement, rate, shared, words)
+                    entry["rebuild"] = rebuild(
+                        path, placement, rate, shared, words, command_timeout
+                    )
                     entry["rebuild"]["of_quiet_rate"] = share(
                         entry["rebuild"], results["quiet_rebuild"]
                     )
-                    entry["index"] = index_command(path, placement, rate, shared)
+                    entry["index"] = index_command(path, placement, rate, shared, command_timeout)
                 results["runs"][key] = entry
                 report(entry_lines(key, entry, results))
         results["load_average_at_end"] = os.getloadavg()
@@ -873,6 +904,7 @@ def main() -> None:
     parser.add_argument("--large-chat", type=int, default=LARGE_CHAT)
     parser.add_argument("--no-commands", action="store_true")
     parser.add_argument("--backfill-timeout", type=float, default=BACKFILL_TIMEOUT_SECONDS)
+    parser.add_argument("--command-timeout", type=float, default=COMMAND_TIMEOUT_SECONDS)
     parser.add_argument("--out", type=Path, default=Path("bench-results/live_host.json"))
     arguments = parser.parse_args()
     results = run(
@@ -885,6 +917,7 @@ def main() -> None:
         commands=not arguments.no_commands,
         large_chat=arguments.large_chat,
         backfill_timeout=arguments.backfill_timeout,
+        command_timeout=arguments.command_timeout,
     )
     results["command"] = " ".join(sys.argv)
     arguments.out.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -188,3 +190,84 @@ def test_a_search_says_elsewhere_while_another_process_holds_the_queue(tmp_path:
         indexing.indexer.release_claim()
         output = json.loads(reader.search_chats(CallContext(1), {"query": "plan"}))
         assert output["index_coverage"]["indexer"] == "stopped"
+
+
+LARGE_CHAT = 2_000
+
+
+@pytest.mark.parametrize("engine", [Engine.SQLITE, Engine.TANTIVY])
+def test_index_after_a_large_chat_was_renamed_ends_with_the_whole_chat_indexed(
+    tmp_path: Path, engine: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A renamed chat re-indexes every message (the title is in each document): those
+    are work pending at the command's start, not arrivals that bound it, so it ends with
+    all of them written, while the host keeps writing."""
+    path = tmp_path / "host.db"
+    with bootstrap.sqlite(path, create_host_schema=True, engine=engine) as recall:
+        chat_id = recall.host.create_chat(1, "Plans", 1)
+        for n in range(LARGE_CHAT):
+            recall.host.add_message(chat_id, Role.USER, f"message {n}", n + 2)
+        recall.indexer.run_until_idle()
+    with sqlite3.connect(path) as host:
+        host.execute("UPDATE chats SET title = 'zqrenamedx' WHERE id = ?", (chat_id,))
+    with host_writing(path) as host_thread:
+        code = main(["index", "--db", str(path), "--quiet", "--planning-processes", "0"])
+        during = host_thread.written
+    assert code == 0
+    assert during > 0
+    out = capsys.readouterr().out
+    assert "faster than this command" not in out  # it was not cut short at its bound
+    with bootstrap.sqlite(path, install=False, engine=engine) as reader:
+        output = json.loads(
+            reader.search_chats(CallContext(1), {"query": "zqrenamedx", "limit": 1})
+        )
+        assert output["results"]
+        # every message of the chat holds the new title now
+        documents = reader.index.documents(1, list(range(1, LARGE_CHAT + 1)))  # type: ignore[arg-type]
+        assert {d.title for d in documents} == {"zqrenamedx"}
+        assert len(documents) == LARGE_CHAT
+
+
+HOLDER = """
+import sys
+from pathlib import Path
+from chat_recall.adapters import bootstrap
+
+with bootstrap.sqlite(Path(sys.argv[1])) as recall:
+    recall.indexer.run_batch()  # takes the claim to the queue, indexes a part
+    print("claimed", flush=True)
+    sys.stdin.readline()  # until the test has searched
+    recall.indexer.release_claim()
+print("released", flush=True)
+"""
+
+
+def test_a_search_says_elsewhere_while_an_indexer_in_another_process_holds_the_queue(
+    tmp_path: Path,
+) -> None:
+    """`chat-recall index` (here: a process holding the claim) beside an MCP server
+    without an indexer of its own: the server's searches say `elsewhere`, not `stopped`."""
+    path = tmp_path / "host.db"
+    history(path, Engine.SQLITE)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdin is not None
+    assert holder.stdout is not None
+    try:
+        assert holder.stdout.readline().strip() == "claimed"
+        with bootstrap.sqlite(path, install=False) as reader:
+            output = json.loads(reader.search_chats(CallContext(1), {"query": "plan"}))
+            assert output["index_status"] == "indexing"
+            assert output["index_coverage"]["indexer"] == "elsewhere"
+            holder.stdin.write("\n")
+            holder.stdin.flush()
+            assert holder.stdout.readline().strip() == "released"
+            output = json.loads(reader.search_chats(CallContext(1), {"query": "plan"}))
+            assert output["index_coverage"]["indexer"] == "stopped"
+    finally:
+        holder.stdin.close()
+        assert holder.wait(timeout=60) == 0
