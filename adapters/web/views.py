@@ -27,11 +27,65 @@ READ_PARAMETERS = {
 }
 # ... and the other way round, for links made from read_chat's continuations.
 URL_NAMES = {argument: name for name, argument in READ_PARAMETERS.items()}
+# Where a chat was opened from, in a chat page's URL (read_chat's own `after`/`before`
+# are message ids there, so the time window travels under other names).
+ORIGIN_QUERY = "q"
+ORIGIN_AFTER, ORIGIN_BEFORE = "window_after", "window_before"
 
 
-def search_href(app_id: int, query: str | None = None) -> str:
-    """The search page of an app, with its query: a search is a link."""
-    return f"/apps/{app_id}" + (f"?{urlencode({'q': query})}" if query else "")
+@attrs.frozen
+class Window:
+    """The time window of a search as the URL gives it: search_chats' `after` and
+    `before` arguments (ISO dates), None when open. The tool reads and checks them; a
+    bad one is its error."""
+
+    after: str | None = None
+    before: str | None = None
+
+    @classmethod
+    def of(cls, after: str | None, before: str | None) -> Window:
+        """From a form's fields, where an empty field is an open side."""
+        return cls(after or None, before or None)
+
+    def arguments(self) -> dict[str, str]:
+        """The tools' `after`/`before` arguments (and the URL's): the bounds given."""
+        bounds = (("after", self.after), ("before", self.before))
+        return {name: value for name, value in bounds if value is not None}
+
+
+@attrs.frozen
+class Origin:
+    """The search a chat was opened from: its `query` within `window`. A chat's links
+    carry it, so its words stay marked while paging and "back" returns to it."""
+
+    query: str | None = None
+    window: Window = Window()
+
+    @classmethod
+    def of_chat_address(cls, parameters: Mapping[str, str]) -> Origin:
+        return cls(
+            parameters.get(ORIGIN_QUERY) or None,
+            Window.of(parameters.get(ORIGIN_AFTER), parameters.get(ORIGIN_BEFORE)),
+        )
+
+    def parameters(self) -> dict[str, str]:
+        """The origin as a chat page's URL parameters."""
+        given = (
+            (ORIGIN_QUERY, self.query),
+            (ORIGIN_AFTER, self.window.after),
+            (ORIGIN_BEFORE, self.window.before),
+        )
+        return {name: value for name, value in given if value}
+
+    def href(self, app_id: int) -> str:
+        return search_href(app_id, self.query, self.window)
+
+
+def search_href(app_id: int, query: str | None = None, window: Window | None = None) -> str:
+    """The search page of an app, with its query within `window`: a search is a link."""
+    parameters: dict[str, object] = {"q": query} if query else {}
+    parameters.update((window or Window()).arguments())
+    return f"/apps/{app_id}" + (f"?{urlencode(parameters)}" if parameters else "")
 
 
 def chat_href(
@@ -40,19 +94,19 @@ def chat_href(
     read: Mapping[str, int],
     *,
     hit: int | None = None,
-    query: str | None = None,
+    origin: Origin | None = None,
 ) -> str:
     """A window of a chat: `read` holds read_chat arguments (`around_message_id`, ...);
-    `hit` is the message the search found (kept highlighted while paging) and `query`
-    the search, for marking its words and for the way back to the results."""
+    `hit` is the message the search found (kept highlighted while paging) and `origin`
+    the page it was opened from, for marking the search's words and for the way back."""
     parameters: dict[str, object] = {
         URL_NAMES[name]: value for name, value in read.items() if name in URL_NAMES
     }
     at_hit = hit is not None and read.get("around_message_id") == hit
     if hit is not None and not at_hit:
         parameters["hit"] = hit
-    if query:
-        parameters["q"] = query
+    if origin is not None:
+        parameters.update(origin.parameters())
     anchor = f"#m{hit}" if at_hit else ""
     return f"/apps/{app_id}/chats/{chat_id}?{urlencode(parameters)}{anchor}"
 
@@ -123,12 +177,30 @@ class ResultView:
 
 
 @attrs.frozen
+class WindowView:
+    """The time window as the tool read it (its `window` output), for saying which
+    moments a page covers: each bound as a time, None when open."""
+
+    after: str | None
+    before: str | None
+
+    @classmethod
+    def of(cls, window: Mapping[str, Any] | None) -> WindowView | None:
+        """None for no window or an unbounded one."""
+        after, before = (window or {}).get("after"), (window or {}).get("before")
+        if after is None and before is None:
+            return None
+        return cls(after and when(after), before and when(before))
+
+
+@attrs.frozen
 class SearchView:
     query: str
     results: tuple[ResultView, ...]
     truncated: bool
     unmatched_terms: tuple[str, ...]
     notes: tuple[str, ...]  # the tool's own notes (nothing matched, index behind)
+    window: WindowView | None  # the messages searched were written within it
 
 
 def _matched_by(result: Mapping[str, Any]) -> tuple[str, ...]:
@@ -140,9 +212,13 @@ def _matched_by(result: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(str(item) for item in found)
 
 
-def search_view(app_id: int, payload: Mapping[str, Any], marker: Marker) -> SearchView:
-    """The results page of one search_chats output."""
+def search_view(
+    app_id: int, payload: Mapping[str, Any], marker: Marker, window: Window | None = None
+) -> SearchView:
+    """The results page of one search_chats output, asked within `window` (as the URL
+    gave it: each chat link carries it back)."""
     query = str(payload["query"])
+    origin = Origin(query, window or Window())
     results = []
     for result in payload["results"]:
         chat_id = int(result["chat_id"])
@@ -159,7 +235,7 @@ def search_view(app_id: int, payload: Mapping[str, Any], marker: Marker) -> Sear
                     chat_id,
                     {"around_message_id": int(match["message_id"])},
                     hit=int(match["message_id"]),
-                    query=query,
+                    origin=origin,
                 ),
             )
             for match in result["matches"]
@@ -173,7 +249,9 @@ def search_view(app_id: int, payload: Mapping[str, Any], marker: Marker) -> Sear
                 matched_terms=tuple(result["matched_terms"]),
                 matched_by=_matched_by(result),
                 matches=matches,
-                href=matches[0].href if matches else chat_href(app_id, chat_id, {"offset": 0}),
+                href=matches[0].href
+                if matches
+                else chat_href(app_id, chat_id, {"offset": 0}, origin=origin),
             )
         )
     notes = tuple(str(payload[name]) for name in ("query_note", "index_note") if payload.get(name))
@@ -183,6 +261,7 @@ def search_view(app_id: int, payload: Mapping[str, Any], marker: Marker) -> Sear
         truncated=bool(payload["results_truncated"]),
         unmatched_terms=tuple(payload.get("unmatched_terms", ())),
         notes=notes,
+        window=WindowView.of(payload.get("window")),
     )
 
 
@@ -218,7 +297,7 @@ class ChatView:
     earlier: Step | None
     later: Step | None
     start: Step | None  # the chat from its first message, when earlier ones are not shown
-    back: str  # the results this chat was opened from (or the app's search page)
+    back: str  # the page this chat was opened from: its search results or chats by time
     truncated: bool
 
 
@@ -229,12 +308,12 @@ def _step(
     label: str,
     rel: str,
     hit: int | None,
-    query: str | None,
+    origin: Origin,
 ) -> Step | None:
     if not continuation:
         return None
     read = {name: int(value) for name, value in continuation.items() if name != "chat_id"}
-    return Step(label, chat_href(app_id, chat_id, read, hit=hit, query=query), rel)
+    return Step(label, chat_href(app_id, chat_id, read, hit=hit, origin=origin), rel)
 
 
 def chat_view(
@@ -244,13 +323,14 @@ def chat_view(
     *,
     hit: int | None,
     read: Mapping[str, int],
+    origin: Origin,
 ) -> ChatView:
-    """One read_chat window; `hit` (the message a search found) is highlighted, and the
-    earlier/later links are read_chat's own `continue_before`/`continue_after`."""
+    """One read_chat window; `hit` (the message a search found) is highlighted, the
+    earlier/later links are read_chat's own `continue_before`/`continue_after`, and
+    every link carries `origin`, the page the chat was opened from."""
     chat = payload["chat"]
     chat_id = int(chat["chat_id"])
     span = payload["range"]
-    query = marker.query
     messages = tuple(
         MessageView(
             message_id=int(message["message_id"]),
@@ -275,19 +355,19 @@ def chat_view(
         count=int(span["count"]),
         messages=messages,
         earlier=_step(
-            app_id, chat_id, payload["continue_before"], "Earlier messages", "prev", hit, query
+            app_id, chat_id, payload["continue_before"], "Earlier messages", "prev", hit, origin
         ),
         later=_step(
-            app_id, chat_id, payload["continue_after"], "Later messages", "next", hit, query
+            app_id, chat_id, payload["continue_after"], "Later messages", "next", hit, origin
         ),
         start=None
         if from_start
         else Step(
             "From the start",
-            chat_href(app_id, chat_id, {"offset": 0}, hit=hit, query=query),
+            chat_href(app_id, chat_id, {"offset": 0}, hit=hit, origin=origin),
             "first",
         ),
-        back=search_href(app_id, query),
+        back=origin.href(app_id),
         truncated=bool(payload["output_truncated"]),
     )
 

@@ -69,6 +69,25 @@
     }
   });
 
+  // The search form leaves out its empty fields (an open side of the time window), so
+  // the address of a search stays the short link a person would write. Without this
+  // script the form sends them empty, which the page reads the same way.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.classList.contains("search")) {
+      return;
+    }
+    var parameters = new URLSearchParams();
+    new FormData(form).forEach(function (value, name) {
+      if (value !== "") {
+        parameters.append(name, value);
+      }
+    });
+    event.preventDefault();
+    var query = parameters.toString();
+    window.location.assign(form.action + (query ? "?" + query : ""));
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     // A chat opened at a search hit: bring the hit into view and give it the focus,
     // so a screen reader starts there too.
