@@ -1,13 +1,15 @@
 """The search page as an ASGI application (Starlette), over the same facade the agent's
-tools go through: a search is a `search_chats` call, a chat window a `read_chat` call,
-and their JSON output is what the page shows (`views`). There is no second search path.
+tools go through: a search is a `search_chats` call, the chats by time a `list_chats`
+call, a chat window a `read_chat` call, and their JSON output is what the page shows
+(`views`). There is no second search path.
 
 Pages:
 
 - `/`: the apps this database holds (`Site.apps`, as `chat-recall status` lists them),
   or straight to the one app the server was started for (`--app`);
 - `/apps/{app}?q=...&after=...&before=...`: the search box with its time window and,
-  with a query, the ranked chats written within it;
+  with a query, the ranked chats (`search_chats`); without one, the app's chats by
+  time, newest first (`list_chats`), a page from `cursor` on with a link to the next;
 - `/apps/{app}/chats/{chat}?around=...&q=...`: a window of one chat around the hit (or
   a page from `offset`), with read_chat's continuations as earlier/later links (and
   the page it was opened from, `views.Origin`, for the way back);
@@ -38,6 +40,7 @@ from chat_recall.adapters.web import views
 from chat_recall.adapters.web.guard import Guard
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.list_chats import ListChats
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome
 from chat_recall.application.tools.search_chats import SearchChats
@@ -156,7 +159,7 @@ class Pages:
         window = _window(request)
         index = await anyio.to_thread.run_sync(self._index_line, app_id)
         if not query.strip():
-            return self._search_page(app_id, query, window, index)
+            return await self._listing(request, app_id, window, index)
         arguments: dict[str, Any] = {"query": query, **window.arguments()}
         limit = _integer(request, "limit")
         if limit is not None:
@@ -176,6 +179,28 @@ class Pages:
         found = views.search_view(app_id, _payload(outcome), self._marker(query), window)
         return self._search_page(app_id, query, window, index, found=found)
 
+    async def _listing(
+        self, request: Request, app_id: AppId, window: views.Window, index: views.IndexLine
+    ) -> Response:
+        """The page without a query: the app's chats by time (list_chats' default
+        order, newest first), within the window, from the URL's cursor on."""
+        cursor = request.query_params.get("cursor") or None
+        arguments: dict[str, Any] = window.arguments()
+        limit = _integer(request, "limit")
+        if limit is not None:
+            arguments["limit"] = limit
+        if cursor is not None:
+            arguments["cursor"] = cursor
+        outcome = await self._call(ListChats.definition.name, app_id, arguments)
+        query = request.query_params.get("q", "")
+        if outcome.error is not None:
+            failure = outcome.error.error.message
+            return self._search_page(
+                app_id, query, window, index, failure=failure, code=_status(outcome)
+            )
+        listed = views.listing_view(app_id, _payload(outcome), window, cursor)
+        return self._search_page(app_id, query, window, index, listed=listed)
+
     def _search_page(
         self,
         app_id: AppId,
@@ -184,6 +209,7 @@ class Pages:
         index: views.IndexLine,
         *,
         found: views.SearchView | None = None,
+        listed: views.ListingView | None = None,
         failure: str | None = None,
         code: int = 200,
     ) -> HTMLResponse:
@@ -194,6 +220,7 @@ class Pages:
             query=query,
             window=window,
             found=found,
+            listed=listed,
             failure=failure,
             index=index,
             picker=self.site.app is None,

@@ -31,13 +31,14 @@ URL_NAMES = {argument: name for name, argument in READ_PARAMETERS.items()}
 # are message ids there, so the time window travels under other names).
 ORIGIN_QUERY = "q"
 ORIGIN_AFTER, ORIGIN_BEFORE = "window_after", "window_before"
+ORIGIN_CURSOR = "cursor"
 
 
 @attrs.frozen
 class Window:
-    """The time window of a search as the URL gives it: search_chats' `after` and
-    `before` arguments (ISO dates), None when open. The tool reads and checks them; a
-    bad one is its error."""
+    """The time window of a search or a listing as the URL gives it: the `after` and
+    `before` arguments of search_chats and list_chats (ISO dates), None when open. The
+    tools read and check them; a bad one is their error."""
 
     after: str | None = None
     before: str | None = None
@@ -55,17 +56,20 @@ class Window:
 
 @attrs.frozen
 class Origin:
-    """The search a chat was opened from: its `query` within `window`. A chat's links
-    carry it, so its words stay marked while paging and "back" returns to it."""
+    """The page a chat was opened from: a search (`query`) or the chats by time (the
+    page at `cursor`), within `window`. A chat's links carry it, so its words stay
+    marked while paging and "back" returns to that page."""
 
     query: str | None = None
     window: Window = Window()
+    cursor: str | None = None
 
     @classmethod
     def of_chat_address(cls, parameters: Mapping[str, str]) -> Origin:
         return cls(
             parameters.get(ORIGIN_QUERY) or None,
             Window.of(parameters.get(ORIGIN_AFTER), parameters.get(ORIGIN_BEFORE)),
+            parameters.get(ORIGIN_CURSOR) or None,
         )
 
     def parameters(self) -> dict[str, str]:
@@ -74,17 +78,32 @@ class Origin:
             (ORIGIN_QUERY, self.query),
             (ORIGIN_AFTER, self.window.after),
             (ORIGIN_BEFORE, self.window.before),
+            (ORIGIN_CURSOR, None if self.query else self.cursor),
         )
         return {name: value for name, value in given if value}
 
     def href(self, app_id: int) -> str:
-        return search_href(app_id, self.query, self.window)
+        return search_href(app_id, self.query, self.window, cursor=self.cursor)
 
 
-def search_href(app_id: int, query: str | None = None, window: Window | None = None) -> str:
-    """The search page of an app, with its query within `window`: a search is a link."""
+def search_href(
+    app_id: int,
+    query: str | None = None,
+    window: Window | None = None,
+    *,
+    cursor: str | None = None,
+    limit: int | None = None,
+) -> str:
+    """The page of an app: with a query its search, without one its chats by time (from
+    list_chats' `cursor` on), within `window` either way: a search, a listing and each
+    page of it is a link."""
     parameters: dict[str, object] = {"q": query} if query else {}
     parameters.update((window or Window()).arguments())
+    if not query:  # a search has no pages; a listing does
+        if limit is not None:
+            parameters["limit"] = limit
+        if cursor:
+            parameters["cursor"] = cursor
     return f"/apps/{app_id}" + (f"?{urlencode(parameters)}" if parameters else "")
 
 
@@ -262,6 +281,68 @@ def search_view(
         unmatched_terms=tuple(payload.get("unmatched_terms", ())),
         notes=notes,
         window=WindowView.of(payload.get("window")),
+    )
+
+
+@attrs.frozen
+class ListedChatView:
+    chat_id: int
+    title: str
+    first_message_at: str | None
+    last_message_at: str | None
+    first_when: str
+    last_when: str
+    count: int
+    opening: str | None  # the opening of its first user message, as the tool gave it
+    href: str  # the chat from its first message
+
+
+@attrs.frozen
+class ListingView:
+    """An app's chats by time, newest first: one list_chats page."""
+
+    chats: tuple[ListedChatView, ...]
+    window: WindowView | None  # the chats were active within it
+    more: Step | None  # the next page: list_chats' own `continue_with`
+    truncated: bool
+
+
+def listing_view(
+    app_id: int, payload: Mapping[str, Any], window: Window, cursor: str | None
+) -> ListingView:
+    """The page of one list_chats output, asked within `window` from `cursor` (as the
+    URL gave them: each chat link carries them, for the way back to this page)."""
+    origin = Origin(None, window, cursor)
+    chats = tuple(
+        ListedChatView(
+            chat_id=int(chat["chat_id"]),
+            title=chat["title"] or "Untitled chat",
+            first_message_at=chat["first_message_at"],
+            last_message_at=chat["last_message_at"],
+            first_when=when(chat["first_message_at"]),
+            last_when=when(chat["last_message_at"]),
+            count=int(chat["message_count"]),
+            opening=chat["first_user_message"],
+            href=chat_href(app_id, int(chat["chat_id"]), {"offset": 0}, origin=origin),
+        )
+        for chat in payload["chats"]
+    )
+    following = payload["continue_with"]
+    more = None
+    if following:  # the arguments of the next call, as the URL of the next page
+        limit = following.get("limit")
+        href = search_href(
+            app_id,
+            window=Window(following.get("after"), following.get("before")),
+            cursor=following.get("cursor"),
+            limit=None if limit is None else int(limit),
+        )
+        more = Step("More chats", href, "next")
+    return ListingView(
+        chats=chats,
+        window=WindowView.of(payload["window"]),
+        more=more,
+        truncated=bool(payload["output_truncated"]),
     )
 
 

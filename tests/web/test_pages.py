@@ -92,6 +92,7 @@ def test_the_empty_search_page_has_the_box_focused_and_labelled(client: TestClie
         assert re.search(rf'<input id="{name}" name="{name}" type="date" value="">', page)
     form = page[page.index('<form class="search"') : page.index("</form>")]
     assert 'name="after"' in form
+    assert " required" not in form  # an empty box with a window submits: chats by time
 
 
 def test_a_result_opens_its_chat_at_the_hit_with_earlier_and_later_windows(
@@ -136,6 +137,68 @@ def _back(page: str) -> str:
     back = re.search(r'<a href="([^"]*)" data-back>', page)
     assert back
     return html.unescape(back.group(1))
+
+
+# App 1's chats by their last message, newest first: the secret chat (2023-11-18), the
+# long chat (2023-11-17) and the demo's two (2023-11-14).
+APP_1_NEWEST_FIRST = ["Staging deploy keys", LONG_CHAT_TITLE, "Authentication setup", "Billing"]
+
+
+def _more(page: str) -> str | None:
+    found = re.search(r'<a href="([^"]*)" rel="next">More chats', page)
+    return html.unescape(found.group(1)) if found else None
+
+
+def test_without_a_query_the_page_lists_the_chats_newest_first(
+    client: TestClient, history: History
+) -> None:
+    page = client.get("/apps/1")
+    assert page.status_code == 200
+    assert "Chats of app 1, newest first</h2>" in page.text
+    assert _titles(page.text) == APP_1_NEWEST_FIRST  # and not app 2's chat
+    assert "Step 1 of the ledger migration: what runs next?" in page.text  # its opening
+    assert f"{LONG_CHAT_MESSAGES} messages" in page.text
+    assert _more(page.text) is None
+    links = _links(page.text, "/apps/1/chats/")
+    assert links[:2] == [
+        f"/apps/1/chats/{history.secret_chat}?offset=0",
+        f"/apps/1/chats/{history.long_chat}?offset=0",
+    ]
+    opened = client.get(links[1]).text  # the chat from its first message
+    first = re.search(
+        r'<li id="m\d+" class="message user"[^>]*>.*?<div class="text">([^<]*)', opened, re.S
+    )
+    assert first
+    assert first.group(1) == "Step 1 of the ledger migration: what runs next?"
+    assert _back(opened) == "/apps/1"
+    assert "← Chats of app 1" in opened
+
+
+@pytest.mark.parametrize(
+    ("window", "titles"),
+    [
+        ({"after": "2023-11-17"}, ["Staging deploy keys", LONG_CHAT_TITLE]),
+        ({"before": "2023-11-17"}, ["Authentication setup", "Billing"]),
+        ({"after": "2023-11-17", "before": "2023-11-18"}, [LONG_CHAT_TITLE]),
+        ({"after": "2030-01-01"}, []),
+    ],
+)
+def test_a_time_window_keeps_the_chats_active_in_it(
+    client: TestClient, window: dict[str, str], titles: list[str]
+) -> None:
+    page = client.get("/apps/1", params={"q": "", **window})
+    assert page.status_code == 200
+    assert _titles(page.text) == titles
+    assert re.search(r"Chats of app 1, newest first, active (from|before) 20", page.text)
+    for name, value in window.items():  # the form holds the window, for the next search
+        assert f'<input id="{name}" name="{name}" type="date" value="{value}">' in page.text
+    for link in _links(page.text, "/apps/1/chats/"):  # each chat leads back to it
+        carried = parse_qs(urlsplit(link).query)
+        assert {name: carried[f"window_{name}"] for name in window} == {
+            name: [value] for name, value in window.items()
+        }
+    if not titles:
+        assert "No chats in this time window." in page.text
 
 
 def test_a_search_within_a_window_finds_only_messages_written_in_it(client: TestClient) -> None:
@@ -183,6 +246,35 @@ def test_a_chat_opened_within_a_window_leads_back_to_it(
     )
     paged = client.get(earlier).text  # paging the chat keeps where it came from
     assert _back(paged) == results
+    listed = client.get("/apps/1", params={"after": "2023-11-17"}).text
+    opened = client.get(_links(listed, "/apps/1/chats/")[0]).text
+    assert _back(opened) == "/apps/1?after=2023-11-17"
+
+
+def test_more_pages_through_the_chats_with_list_chats_continuation(client: TestClient) -> None:
+    seen: list[str] = []
+    pages: list[str] = []
+    address: str | None = "/apps/1?after=2023-11-14&limit=1"
+    while address is not None:
+        page = client.get(address)
+        assert page.status_code == 200
+        pages.append(address)
+        seen += _titles(page.text)
+        address = _more(page.text)
+        if address is not None:  # the next page keeps the window and moves the cursor
+            carried = parse_qs(urlsplit(address).query)
+            assert carried["after"] == ["2023-11-14"]
+            assert carried["limit"] == ["1"]
+            assert carried["cursor"]
+    assert seen == APP_1_NEWEST_FIRST
+    assert len(pages) == len(APP_1_NEWEST_FIRST)
+    # A chat opened from a later page leads back to that page.
+    third = parse_qs(urlsplit(pages[2]).query)
+    opened = client.get(_links(client.get(pages[2]).text, "/apps/1/chats/")[0]).text
+    back = parse_qs(urlsplit(_back(opened)).query)
+    assert back["cursor"] == third["cursor"]
+    assert back["after"] == ["2023-11-14"]
+    assert _titles(client.get(_back(opened)).text)[0] == APP_1_NEWEST_FIRST[2]
 
 
 # -- what the page shows is what the tools return ---------------------------------------
@@ -193,6 +285,7 @@ def test_no_page_shows_a_planted_secret(client: TestClient, history: History) ->
         client.get("/"),
         client.get("/apps/1", params={"q": "staging deploy token"}),
         client.get("/apps/1", params={"q": "password"}),
+        client.get("/apps/1"),  # the chats by time, with each one's first user message
         client.get("/apps/1", params={"after": "2023-11-18", "q": "token"}),
         client.get(f"/apps/1/chats/{history.secret_chat}"),
         client.get(
@@ -205,6 +298,7 @@ def test_no_page_shows_a_planted_secret(client: TestClient, history: History) ->
         free_of_secrets(page.text)
     assert "[redacted github-token]" in pages[-1].text
     assert "password=[redacted password]" in pages[-1].text
+    assert "The staging deploy token is [redacted github-token]" in pages[3].text
 
 
 def test_payloads_and_reasoning_stay_summarised(client: TestClient) -> None:
@@ -328,6 +422,11 @@ def test_how_a_chat_matched_is_shown_from_the_tools_matched_by() -> None:
         ("/apps/1?q=ledger&after=2023-11-18&before=2023-11-17", 400, "after must be earlier"),
         ("/apps/1?q=ledger&after=2023-11-18&before=2023-11-18", 400, "after must be earlier"),
         ("/apps/1?q=ledger&after=" + "2" * 41, 400, "after must be at most 40 characters"),
+        ("/apps/1?after=banana", 400, "after must be an ISO 8601 date or date and time"),
+        ("/apps/1?after=2023-11-18&before=2023-11-17", 400, "after must be earlier than before"),
+        ("/apps/1?before=" + "2" * 41, 400, "before must be at most 40 characters"),
+        ("/apps/1?cursor=somewhere", 400, "cursor is not a cursor that list_chats returned"),
+        ("/apps/1?limit=21", 400, "limit"),
         ("/nowhere", 404, "There is no page at this address."),
         ("/static/secret.txt", 404, "There is no such file here."),
     ],
