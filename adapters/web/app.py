@@ -14,7 +14,7 @@ Pages:
   a page from `offset`), with read_chat's continuations as earlier/later links (and
   the page it was opened from, `views.Origin`, for the way back);
 - `/static/page.css`, `/static/page.js`, `/static/icon.svg`: the page's own style,
-  keyboard handling and icon.
+  script (keys, and a search form that leaves its empty fields out) and icon.
 
 Every failure is a page with its status code and a sentence (never a traceback); the
 tools' own errors keep their message (it names what was wrong)."""

@@ -1,6 +1,7 @@
-// chat-recall's search page: keyboard use. The page works without it (plain links and
-// a form); this only adds keys. Loaded from /static (the Content-Security-Policy
-// allows no inline script).
+// chat-recall's search page: keyboard use, and short addresses for the search form.
+// The page works without it (plain links and a form); this only adds keys and leaves
+// empty fields out. Loaded from /static (the Content-Security-Policy allows no inline
+// script).
 (function () {
   "use strict";
 
