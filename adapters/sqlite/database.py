@@ -270,7 +270,7 @@ class SqliteDatabase:
                     if isinstance(connection, WriterConnection):  # no statement stays
                         connection.close_cursors()  # interrupted (`time_limit.py`)
                     if connection.in_transaction:  # SQLite may have rolled it back itself
-                        connection.execute("ROLLBACK")
+                        self._roll_back(connection)
                     self._held(acquired, paced)
                     raise
                 timer = CommitTimer.started()
@@ -278,6 +278,23 @@ class SqliteDatabase:
                 commit = timer.stop()
                 self.lock_stats.record_commit(acquired, commit)
                 self._held(acquired, paced, commit.seconds)
+
+    def _roll_back(self, connection: sqlite3.Connection) -> None:
+        """End an abandoned transaction. A statement still active that no cursor of ours
+        holds (one SQLite or a module runs for us) keeps an interrupt in effect and fails
+        the ROLLBACK too; closing the connection then ends the transaction and releases
+        the write lock all the same, and this thread opens a fresh writer next time."""
+        try:
+            connection.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            if self.shared is not None:  # the host's own connection: never ours to close
+                raise
+            with self._lock:
+                if connection in self._opened:
+                    self._opened.remove(connection)
+                self._writers.discard(id(connection))
+            self._local.writer = None
+            connection.close()
 
     @contextlib.contextmanager
     def _limited(self, connection: sqlite3.Connection, seconds: float | None) -> Iterator[None]:

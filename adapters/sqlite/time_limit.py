@@ -59,6 +59,10 @@ class WriterConnection(sqlite3.Connection):
         cursor: sqlite3.Cursor = self.cursor().execute(sql, parameters)
         return cursor
 
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        cursor: sqlite3.Cursor = self.cursor().executemany(sql, parameters)
+        return cursor
+
     def close_cursors(self) -> None:
         """End every statement a cursor of this connection still has active."""
         for cursor in list(self._cursors):
