@@ -50,6 +50,7 @@ from chat_recall.domain.ports import (
     MessageRepo,
     MessageRepoOpener,
     Telemetry,
+    VectorStore,
 )
 from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy, TagRule
 from chat_recall.domain.search.ranking import SearchPolicy
@@ -129,7 +130,11 @@ def _indexer(container: punq.Container, settings: IndexerSettings | None) -> Ind
 
 
 def _finish(
-    container: punq.Container, settings: IndexerSettings | None, overrides: Overrides
+    container: punq.Container,
+    settings: IndexerSettings | None,
+    overrides: Overrides,
+    *,
+    vectors: bool = True,
 ) -> ChatRecall:
     """The facade over the container's services; the indexer, unit of work, host
     writer and audit are resolved on first use (`Deferred`), so a process that only
@@ -152,6 +157,7 @@ def _finish(
         unit_of_work=Deferred(lambda: resolve(IndexUnitOfWork), lock=building),
         host=Deferred(lambda: resolve(HostWriter), lock=building),
         audit=Deferred(lambda: resolve(IndexAudit), lock=building),
+        vectors=Deferred(lambda: resolve(VectorStore), lock=building) if vectors else None,
     )
 
 
@@ -167,6 +173,12 @@ def _sqlite_host_writer() -> type[Any]:
     from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
 
     return SqliteHostWriter
+
+
+def _sqlite_vectors() -> type[Any]:
+    from chat_recall.adapters.sqlite.vector_rows import SqliteVectorStore
+
+    return SqliteVectorStore
 
 
 def _sqlite_audit() -> type[Any]:
@@ -238,6 +250,8 @@ def sqlite(
             MessageRepoOpener, instance=SqliteMessageRepoOpener(database.path, database.schema)
         )
     _on_first_use(container, HostWriter, _sqlite_host_writer)
+    # Both engines keep their document rows, and so the vectors, in the database.
+    _on_first_use(container, VectorStore, _sqlite_vectors)
     if engine is Engine.TANTIVY:
         closer = _wire_tantivy(container, database, analysis, install=install and not read_only)
     else:
@@ -284,6 +298,7 @@ def postgres(
     from chat_recall.adapters.postgres.index_store import PostgresIndexStore
     from chat_recall.adapters.postgres.message_repo import PostgresMessageRepo
     from chat_recall.adapters.postgres.unit_of_work import PostgresIndexUnitOfWork
+    from chat_recall.adapters.postgres.vector_store import PostgresVectorStore
 
     analysis = analysis or TextAnalysis.default()
     database = PostgresDatabase(dsn, schema or HostSchema.reference())
@@ -312,6 +327,7 @@ def postgres(
     container.register(DirtyQueue, PostgresDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, PostgresHostWriter, scope=punq.Scope.singleton)
     container.register(IndexAudit, PostgresIndexAudit, scope=punq.Scope.singleton)
+    container.register(VectorStore, PostgresVectorStore, scope=punq.Scope.singleton)
     # PostgreSQL locks rows, not the database: an indexer batch holds only the markers
     # it claims (a host write to one of those messages waits for its commit), so batches
     # may take longer than SQLite's 25 ms and pay the server round trips once per more rows.
@@ -373,6 +389,7 @@ def in_memory(
     from chat_recall.adapters.memory.index_store import InMemoryIndexStore, prepare_analysis
     from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
     from chat_recall.adapters.memory.unit_of_work import InMemoryIndexUnitOfWork
+    from chat_recall.adapters.memory.vector_store import InMemoryVectorStore
 
     analysis = analysis or TextAnalysis.default()
     database = database or InMemoryDatabase()
@@ -386,6 +403,7 @@ def in_memory(
     container.register(DirtyQueue, InMemoryDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
     container.register(IndexAudit, InMemoryIndexAudit, scope=punq.Scope.singleton)
+    container.register(VectorStore, InMemoryVectorStore, scope=punq.Scope.singleton)
     return _finish(container, settings, overrides or {})
 
 
@@ -414,4 +432,4 @@ def custom(
     container.register(DirtyQueue, instance=dirty)
     container.register(HostWriter, instance=host)
     container.register(IndexAudit, instance=audit or UncheckedIndexAudit())
-    return _finish(container, settings, overrides or {})
+    return _finish(container, settings, overrides or {}, vectors=False)

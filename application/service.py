@@ -18,6 +18,7 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
 from chat_recall.application.tools.search_chats import SearchChats, index_state
 from chat_recall.application.write_lock import WriteLockStats
+from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.model import AppId, ChatId, Finding
 from chat_recall.domain.ports import (
     Clock,
@@ -27,6 +28,7 @@ from chat_recall.domain.ports import (
     IndexStore,
     IndexUnitOfWork,
     MessageRepo,
+    VectorStore,
 )
 from chat_recall.domain.projection import MarkupPolicy
 
@@ -77,6 +79,8 @@ class ChatRecall:
     _unit_of_work: Deferred[IndexUnitOfWork]
     _host: Deferred[HostWriter]
     _audit: Deferred[IndexAudit]
+    # The vectors beside the index (`VectorStore`); None for a storage without them.
+    _vectors: Deferred[VectorStore] | None = None
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
     @property
@@ -94,6 +98,14 @@ class ChatRecall:
     @property
     def audit(self) -> IndexAudit:
         return self._audit.get()
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The storage's vectors (the semantic layer's); IndexUnavailable for a
+        storage adapter that keeps none."""
+        if self._vectors is None:
+            raise IndexUnavailable("this storage adapter keeps no vectors")
+        return self._vectors.get()
 
     def tools(self, mode: AgentMode = AgentMode.AGENT) -> list[ToolDefinition]:
         """The tool definitions to offer the model in `mode` (consent `never` hides one);

@@ -1,0 +1,141 @@
+"""`InMemoryVectorStore`: the vectors of the in-memory index, with the SQLite store's
+behaviour (`adapters/sqlite/vector_rows.py`): queued by the index's put, removed with
+the document, visible only as the document is, one model at a time. Exact search in
+pure Python (`domain.semantic.cosine`): the twin is for hosts' tests, not for scale."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from chat_recall.adapters.memory.database import InMemoryDatabase, VectorRow
+from chat_recall.domain.model import AppId, ChatId, MessageId
+from chat_recall.domain.semantic import EmbedTask, Similar, VectorCoverage, cosine
+
+
+@attrs.define
+class InMemoryVectorStore:
+    database: InMemoryDatabase
+
+    def vector_model(self) -> str | None:
+        return self.database.vector_model
+
+    def use_vector_model(self, identity: str | None) -> None:
+        db = self.database
+        with db.lock:
+            if identity is not None and identity == db.vector_model:
+                return
+            db.vector_model = identity
+            db.vector_model_key += 1
+            db.vector_queue.clear()
+            db.vector_queue_after = None if identity is None else MessageId(-(2**63))
+
+    def queue_step(self, limit: int) -> int:
+        db = self.database
+        with db.lock:
+            after = db.vector_queue_after
+            if after is None or db.vector_model is None:
+                return 0
+            ids = sorted(m for m in db.docs if m > after)[:limit]
+            db.queue_vectors((m, db.docs[m].app_id) for m in ids)
+            db.vector_queue_after = ids[-1] if len(ids) == limit else None
+            return len(ids)
+
+    def pending_vectors(self, limit: int, *, after: MessageId | None = None) -> list[EmbedTask]:
+        db = self.database
+        with db.lock:
+            if db.vector_model is None:
+                return []
+            ids = sorted(m for m in db.vector_queue if after is None or m > after)
+            return [EmbedTask(m, db.vector_queue[m][0], db.vector_queue[m][1]) for m in ids[:limit]]
+
+    def write_vectors(
+        self, identity: str, tasks: Sequence[EmbedTask], vectors: Sequence[bytes | None]
+    ) -> int:
+        if len(tasks) != len(vectors):
+            raise ValueError("one vector (or None) per task")
+        db = self.database
+        written = 0
+        with db.lock:
+            if db.vector_model != identity:
+                return 0
+            for task, vector in zip(tasks, vectors, strict=True):
+                if vector is None:
+                    continue  # stays queued
+                if db.vector_queue.get(task.message_id) != (task.app_id, task.seq):
+                    continue  # put again since: its newer marker brings it
+                del db.vector_queue[task.message_id]
+                meta = db.docs.get(task.message_id)
+                if meta is None or meta.app_id != task.app_id:
+                    continue
+                db.vectors[task.message_id] = VectorRow(task.app_id, db.vector_model_key, vector)
+                written += 1
+        return written
+
+    def drop_step(self, limit: int) -> int:
+        db = self.database
+        with db.lock:
+            useless = [
+                m
+                for m, row in sorted(db.vectors.items())
+                if db.vector_model is None or row.model_key != db.vector_model_key
+            ][:limit]
+            for message_id in useless:
+                del db.vectors[message_id]
+            return len(useless)
+
+    def vector_coverage(self, app_id: AppId | None) -> VectorCoverage:
+        db = self.database
+        with db.lock:
+            visible = [
+                m
+                for m, meta in db.docs.items()
+                if (app_id is None or meta.app_id == app_id) and not db.hidden(m, meta)
+            ]
+            if db.vector_model is None:
+                return VectorCoverage(None, len(visible), 0, 0)
+            embedded = sum(
+                1
+                for row in db.vectors.values()
+                if row.model_key == db.vector_model_key and (app_id is None or row.app_id == app_id)
+            )
+            queued = sum(1 for a, _ in db.vector_queue.values() if app_id in (None, a))
+            after = db.vector_queue_after
+            unqueued = 0
+            if after is not None:
+                unqueued = sum(
+                    1 for m, meta in db.docs.items() if m > after and app_id in (None, meta.app_id)
+                )
+            return VectorCoverage(db.vector_model, len(visible), embedded, queued + unqueued)
+
+    def nearest(
+        self,
+        app_id: AppId,
+        vector: bytes,
+        limit: int,
+        *,
+        exclude_chat_id: ChatId | None = None,
+        floor: float = -1.0,
+    ) -> list[Similar]:
+        db = self.database
+        with db.lock:
+            if db.vector_model is None:
+                return []
+            found: list[Similar] = []
+            for message_id, row in db.vectors.items():
+                meta = db.docs.get(message_id)
+                if (
+                    row.model_key != db.vector_model_key
+                    or row.app_id != app_id
+                    or meta is None
+                    or meta.app_id != app_id
+                    or db.hidden(message_id, meta)
+                    or meta.chat_id == exclude_chat_id
+                ):
+                    continue
+                similarity = cosine(row.vector, vector)
+                if similarity >= floor:
+                    found.append(Similar(message_id, meta.chat_id, similarity))
+        found.sort(key=lambda s: (-s.similarity, s.message_id))
+        return found[:limit]

@@ -1,0 +1,203 @@
+"""Exact nearest-vector search over one app's vectors, for the engines that keep their
+vectors in a database (SQLite for FTS5 and tantivy, PostgreSQL): neutral, so engines
+share it without importing each other.
+
+Each app's vectors of the current model are held in memory as one float32 matrix, read
+from the database once and then brought up to date at every search by the rows written
+since (each vector row has a sequence number that grows with every write). A search is
+one matrix-vector product, then a check *in the database* of the best rows: only rows
+that still exist there, of a visible document of that app, outside the excluded chat,
+are returned. So the matrix may lag behind a delete or a replaced vector without ever
+returning one; a row the check finds gone is zeroed in the matrix (it can never reach
+a floor above zero again), and a matrix with many such rows is read again.
+
+Memory is bounded: matrices beyond `budget_bytes` (all apps together) are dropped,
+least recently searched first; the app being searched is always held.
+
+numpy is imported at the first search: a process with the semantic layer off never
+loads it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+import attrs
+
+from chat_recall.domain.model import AppId, ChatId, MessageId
+from chat_recall.domain.semantic import Similar
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+# The matrices of every app together, at most (the app being searched is always kept).
+BUDGET_BYTES = 512 * 1024 * 1024
+# Rows read from the database per statement while a matrix is loaded or brought up to date.
+READ_CHUNK = 20_000
+# Candidates checked against the database per round: the best `limit` times this (the
+# excluded chat's rows and rows gone since are skipped, and the next round takes more).
+OVERFETCH = 3
+# A matrix with more rows found gone than this share of it is read again.
+STALE_SHARE = 0.25
+
+
+class VectorRows(Protocol):
+    """What a storage gives the matrix: its vector rows and the check of a few."""
+
+    def rows_after(
+        self, app_id: AppId, model_key: int, after_seq: int, limit: int
+    ) -> list[tuple[int, int, bytes]]:
+        """(seq, message_id, vector) of the app's rows of the model with seq above
+        `after_seq`, by seq, at most `limit`."""
+        ...
+
+    def live(
+        self, app_id: AppId, model_key: int, seqs: Sequence[int]
+    ) -> dict[int, tuple[MessageId, ChatId]]:
+        """Of these rows, those that still exist, of the model, for a visible document
+        of the app: their message and chat, by seq."""
+        ...
+
+
+@attrs.define
+class _Matrix:
+    dimension: int
+    seqs: npt.NDArray[np.int64]
+    ids: npt.NDArray[np.int64]
+    values: npt.NDArray[np.float32]
+    size: int = 0
+    last_seq: int = 0
+    gone: int = 0
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.values.nbytes + self.seqs.nbytes + self.ids.nbytes)
+
+    def append(self, rows: list[tuple[int, int, bytes]]) -> None:
+        import numpy as np
+
+        count = len(rows)
+        if self.size + count > len(self.seqs):
+            capacity = max(self.size + count, 2 * len(self.seqs), 1024)
+            self.seqs = np.resize(self.seqs, capacity)
+            self.ids = np.resize(self.ids, capacity)
+            values = np.zeros((capacity, self.dimension), np.float32)
+            values[: self.size] = self.values[: self.size]
+            self.values = values
+        end = self.size + count
+        self.seqs[self.size : end] = [row[0] for row in rows]
+        self.ids[self.size : end] = [row[1] for row in rows]
+        block = np.frombuffer(b"".join(row[2] for row in rows), dtype="<f4")
+        self.values[self.size : end] = block.reshape(count, self.dimension)
+        self.size = end
+        self.last_seq = int(rows[-1][0])
+
+
+@attrs.define
+class VectorMatrices:
+    """The in-memory matrices of one storage's vectors (one per app and model)."""
+
+    budget_bytes: int = BUDGET_BYTES
+    _matrices: OrderedDict[tuple[AppId, int], _Matrix] = attrs.field(
+        factory=OrderedDict, init=False
+    )
+    _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
+
+    def nearest(
+        self,
+        rows: VectorRows,
+        app_id: AppId,
+        model_key: int,
+        vector: bytes,
+        limit: int,
+        *,
+        exclude_chat_id: ChatId | None,
+        floor: float,
+    ) -> list[Similar]:
+        import numpy as np
+
+        query = np.frombuffer(vector, dtype="<f4").astype(np.float32)
+        with self._lock:
+            matrix = self._current(rows, app_id, model_key, query.shape[0])
+            if matrix.size == 0 or limit <= 0:
+                return []
+            scores = matrix.values[: matrix.size] @ query
+            seqs = matrix.seqs[: matrix.size]
+            ids = matrix.ids[: matrix.size]
+            found: list[Similar] = []
+            taken = 0
+            want = limit * OVERFETCH
+            while len(found) < limit and taken < matrix.size:
+                take = min(matrix.size, taken + want)
+                # The `take` best by score (ties by message id), of which the first
+                # `taken` were checked in an earlier round.
+                best = np.argpartition(-scores, take - 1)[:take] if take < matrix.size else None
+                pool = np.arange(matrix.size) if best is None else best
+                order = pool[np.lexsort((ids[pool], -scores[pool]))][taken:take]
+                order = order[scores[order] >= floor]
+                if order.size == 0:
+                    break
+                live = rows.live(app_id, model_key, [int(s) for s in seqs[order]])
+                for index in order:
+                    message_id, chat = live.get(int(seqs[index]), (None, None))
+                    if chat is None or message_id != int(ids[index]):
+                        matrix.values[index] = 0.0  # gone: never above a positive floor
+                        scores[index] = 0.0
+                        matrix.gone += 1
+                        continue
+                    if chat == exclude_chat_id:
+                        continue
+                    found.append(Similar(MessageId(int(ids[index])), chat, float(scores[index])))
+                    if len(found) == limit:
+                        break
+                taken = take
+                want *= 2
+            if matrix.gone > STALE_SHARE * matrix.size:
+                self._matrices.pop((app_id, model_key), None)
+            return found
+
+    def _current(self, rows: VectorRows, app_id: AppId, model_key: int, dimension: int) -> _Matrix:
+        import numpy as np
+
+        key = (app_id, model_key)
+        for other in [k for k in self._matrices if k[0] == app_id and k != key]:
+            del self._matrices[other]  # an earlier model's: never searched again
+        matrix = self._matrices.get(key)
+        if matrix is None or matrix.dimension != dimension:
+            matrix = _Matrix(
+                dimension,
+                np.zeros(0, np.int64),
+                np.zeros(0, np.int64),
+                np.zeros((0, dimension), np.float32),
+            )
+            self._matrices[key] = matrix
+        self._matrices.move_to_end(key)
+        while True:
+            fresh = rows.rows_after(app_id, model_key, matrix.last_seq, READ_CHUNK)
+            if fresh:
+                matrix.append(fresh)
+            if len(fresh) < READ_CHUNK:
+                break
+        self._within_budget(key)
+        return matrix
+
+    def _within_budget(self, keep: tuple[AppId, int]) -> None:
+        total = sum(m.nbytes for m in self._matrices.values())
+        for key in list(self._matrices):
+            if total <= self.budget_bytes:
+                break
+            if key != keep:
+                total -= self._matrices.pop(key).nbytes
+
+    def held_bytes(self) -> int:
+        """The memory the matrices hold now."""
+        with self._lock:
+            return sum(m.nbytes for m in self._matrices.values())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._matrices.clear()

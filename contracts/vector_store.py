@@ -1,0 +1,255 @@
+"""`VectorStoreContract`: the vectors beside the index (`domain.ports.VectorStore`):
+off until a model is recorded, app scope, deletes hidden at once, a vector only for
+the text it was made from, a model change, turning off, bounded writes, and work that
+survives a restart half way (crash safety: every step is its own transaction).
+
+The suite embeds with `WordHashEmbedder`: deterministic, no model files, near for
+texts that share words, so "nearest" has one right answer."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import attrs
+
+from chat_recall.application.embedding import Embedding, EmbeddingSettings
+from chat_recall.application.service import ChatRecall
+from chat_recall.contracts.fixtures import (
+    APP,
+    EMPTY_APP,
+    OTHER_APP,
+    USER,
+    HarnessLifecycle,
+    seed_chat,
+)
+from chat_recall.contracts.harness import StorageHarness
+from chat_recall.domain.model import MessageId
+from chat_recall.domain.semantic import EmbeddingModel, Purpose, pack_vector
+
+DIMENSION = 32
+
+
+@attrs.define
+class WordHashEmbedder:
+    """Each word adds one to a hashed coordinate: texts sharing words are near."""
+
+    identity: str = "word-hash-32"
+    calls: list[list[str]] = attrs.field(factory=list)
+
+    @property
+    def model(self) -> EmbeddingModel:
+        return EmbeddingModel(self.identity, DIMENSION)
+
+    def embed(self, texts: Sequence[str], purpose: Purpose) -> list[bytes]:
+        self.calls.append(list(texts))
+        vectors = []
+        for text in texts:
+            values = [0.0] * DIMENSION
+            for word in re.findall(r"\w+", text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=2).digest()
+                values[int.from_bytes(digest, "little") % DIMENSION] += 1.0
+            vectors.append(pack_vector(values))
+        return vectors
+
+
+def embed_all(recall: ChatRecall, embedder: WordHashEmbedder, batch: int = 128) -> Embedding:
+    recall.indexer.run_until_idle()
+    harness_publish(recall)
+    embedding = Embedding(embedder, recall.vectors, recall.index, EmbeddingSettings(batch=batch))
+    embedding.run_until_done()
+    return embedding
+
+
+def harness_publish(recall: ChatRecall) -> None:
+    """Engines that publish in their maintenance step: run it once more."""
+    recall.index.maintain()
+
+
+def near(recall: ChatRecall, text: str, app_id: object = APP, **kwargs: object) -> list[MessageId]:
+    (vector,) = WordHashEmbedder().embed([text], Purpose.QUERY)
+    found = recall.vectors.nearest(app_id, vector, 10, **kwargs)  # type: ignore[arg-type]
+    return [s.message_id for s in found]
+
+
+class VectorStoreContract(HarnessLifecycle):
+    def test_vectors_are_off_until_a_model_is_recorded(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        seed_chat(recall.host, APP, "Auth", [(USER, "passkeys for sign in")])
+        recall.indexer.run_until_idle()
+        vectors = recall.vectors
+        assert vectors.vector_model() is None
+        assert vectors.queue_step(100) == 0
+        assert vectors.pending_vectors(10) == []
+        coverage = vectors.vector_coverage(APP)
+        assert (coverage.model, coverage.embedded, coverage.pending) == (None, 0, 0)
+        assert near(recall, "passkeys sign in") == []
+
+    def test_nearest_finds_the_document_sharing_the_words(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, (auth,) = seed_chat(recall.host, APP, "Auth", [(USER, "passkeys replace passwords")])
+        _, (food,) = seed_chat(recall.host, APP, "Food", [(USER, "flour sugar eggs butter")])
+        embed_all(recall, WordHashEmbedder())
+        assert near(recall, "passkeys passwords")[0] == auth
+        assert near(recall, "sugar butter flour")[0] == food
+        similar = recall.vectors.nearest(APP, WordHashEmbedder().embed(["x"], Purpose.QUERY)[0], 1)
+        assert len(similar) == 1
+        coverage = recall.vectors.vector_coverage(APP)
+        assert (coverage.embedded, coverage.pending, coverage.complete) == (2, 0, True)
+
+    def test_nearest_is_scoped_to_one_app(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, (mine,) = seed_chat(recall.host, APP, "Auth", [(USER, "argon2 hashing chosen")])
+        _, (theirs,) = seed_chat(recall.host, OTHER_APP, "Auth", [(USER, "argon2 hashing chosen")])
+        embed_all(recall, WordHashEmbedder())
+        assert near(recall, "argon2 hashing") == [mine]
+        assert near(recall, "argon2 hashing", OTHER_APP) == [theirs]
+        assert near(recall, "argon2 hashing", EMPTY_APP) == []
+        assert recall.vectors.vector_coverage(OTHER_APP).embedded == 1
+
+    def test_the_excluded_chat_and_the_floor_are_applied(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        current, _ = seed_chat(recall.host, APP, "now", [(USER, "deploy with fly")] * 3)
+        _, (other,) = seed_chat(recall.host, APP, "old", [(USER, "we deploy with fly")])
+        _, (far,) = seed_chat(recall.host, APP, "far", [(USER, "soup recipe tonight")])
+        embed_all(recall, WordHashEmbedder())
+        assert near(recall, "deploy with fly", exclude_chat_id=current)[0] == other
+        kept = near(recall, "deploy with fly", exclude_chat_id=current, floor=0.5)
+        assert kept == [other]
+        assert far not in kept
+
+    def test_deleted_messages_and_chats_are_never_returned(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat, (first, second) = seed_chat(
+            recall.host, APP, "Auth", [(USER, "passkeys chosen"), (USER, "passkeys rollout")]
+        )
+        other_chat, (third,) = seed_chat(recall.host, APP, "More", [(USER, "passkeys later")])
+        embed_all(recall, WordHashEmbedder())
+        assert set(near(recall, "passkeys")) == {first, second, third}
+        recall.host.delete_message(first)  # no indexer run, no maintenance: at once
+        assert set(near(recall, "passkeys")) == {second, third}
+        recall.host.delete_chat(other_chat)
+        assert near(recall, "passkeys") == [second]
+        recall.indexer.run_until_idle()
+        for _ in range(5):
+            recall.index.maintain()
+        assert near(recall, "passkeys") == [second]
+        assert recall.vectors.vector_coverage(APP).embedded == 1
+        assert chat
+
+    def test_an_edited_message_loses_its_old_vector_at_once(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, (message,) = seed_chat(recall.host, APP, "Notes", [(USER, "passkeys everywhere")])
+        embedder = WordHashEmbedder()
+        embed_all(recall, embedder)
+        assert near(recall, "passkeys everywhere") == [message]
+        recall.host.update_message(message, "soup recipe tonight")
+        recall.indexer.run_until_idle()
+        harness_publish(recall)
+        assert near(recall, "passkeys everywhere") == []  # the old text's vector is gone
+        assert recall.vectors.vector_coverage(APP).pending == 1
+        Embedding(embedder, recall.vectors, recall.index).run_until_done()
+        assert near(recall, "soup recipe tonight") == [message]
+
+    def test_a_vector_of_an_older_text_is_not_written(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        _, (message,) = seed_chat(recall.host, APP, "Notes", [(USER, "passkeys everywhere")])
+        recall.indexer.run_until_idle()
+        harness_publish(recall)
+        embedder = WordHashEmbedder()
+        vectors = recall.vectors
+        vectors.use_vector_model(embedder.identity)
+        while vectors.queue_step(100):
+            pass
+        (task,) = vectors.pending_vectors(10)
+        (old,) = embedder.embed(["passkeys everywhere"], Purpose.DOCUMENT)
+        recall.host.update_message(message, "soup recipe tonight")  # put again meanwhile
+        recall.indexer.run_until_idle()
+        harness_publish(recall)
+        assert vectors.write_vectors(embedder.identity, [task], [old]) == 0
+        assert near(recall, "passkeys everywhere") == []
+        (newer,) = vectors.pending_vectors(10)
+        assert newer.message_id == message
+        assert newer.seq != task.seq
+
+    def test_a_model_change_starts_the_vectors_over(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        seed_chat(recall.host, APP, "Auth", [(USER, "passkeys chosen"), (USER, "argon2 too")])
+        embed_all(recall, WordHashEmbedder("first-model"))
+        assert len(near(recall, "passkeys")) == 2
+        second = WordHashEmbedder("second-model")
+        embedding = Embedding(second, recall.vectors, recall.index)
+        embedding.prepare()
+        assert recall.vectors.vector_model() == "second-model"
+        assert near(recall, "passkeys") == []  # never a vector of another model
+        coverage = recall.vectors.vector_coverage(APP)
+        assert (coverage.embedded, coverage.pending) == (0, 2)
+        report = embedding.run_until_done()
+        assert report.embedded == 2  # each replaces the first model's vector
+        assert len(near(recall, "passkeys")) == 2
+        assert recall.vectors.drop_step(100) == 0
+
+    def test_a_vector_for_another_model_is_not_written(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        seed_chat(recall.host, APP, "Auth", [(USER, "passkeys chosen")])
+        recall.indexer.run_until_idle()
+        harness_publish(recall)
+        vectors = recall.vectors
+        vectors.use_vector_model("first-model")
+        vectors.queue_step(100)
+        tasks = vectors.pending_vectors(10)
+        vectors.use_vector_model("second-model")
+        made = WordHashEmbedder().embed(["passkeys chosen"], Purpose.DOCUMENT)
+        assert vectors.write_vectors("first-model", tasks, made) == 0
+        assert near(recall, "passkeys") == []
+
+    def test_turning_off_hides_then_drops_every_vector(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        seed_chat(recall.host, APP, "Auth", [(USER, "passkeys chosen"), (USER, "argon2 too")])
+        embed_all(recall, WordHashEmbedder())
+        recall.vectors.use_vector_model(None)
+        assert near(recall, "passkeys") == []
+        assert recall.vectors.vector_model() is None
+        dropped = 0
+        while step := recall.vectors.drop_step(1):
+            assert step == 1  # bounded: never more than asked
+            dropped += 1
+        assert dropped == 2
+        assert recall.vectors.vector_coverage(None).embedded == 0
+
+    def test_steps_are_bounded_and_survive_a_restart(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        texts = [(USER, f"note {n} about topic{n % 3}") for n in range(12)]
+        _, ids = seed_chat(recall.host, APP, "Notes", texts)
+        recall.indexer.run_until_idle()
+        harness_publish(recall)
+        embedder = WordHashEmbedder()
+        recall.vectors.use_vector_model(embedder.identity)
+        assert recall.vectors.queue_step(5) == 5
+        embedding = Embedding(
+            embedder, recall.vectors, recall.index, EmbeddingSettings(batch=4, queue_chunk=5)
+        )
+        report = embedding.step()
+        assert report.embedded == 4
+        assert max(len(call) for call in embedder.calls) <= 4
+        if harness.capabilities.durable:
+            recall = harness.reopen()  # as after a crash between two steps
+        embedding = Embedding(
+            embedder, recall.vectors, recall.index, EmbeddingSettings(batch=4, queue_chunk=5)
+        )
+        embedding.run_until_done()
+        coverage = recall.vectors.vector_coverage(APP)
+        assert (coverage.embedded, coverage.pending) == (12, 0)
+        assert set(near(recall, "topic1")[:4]) == {ids[n] for n in (1, 4, 7, 10)}
+
+    def test_a_secret_is_never_embedded(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+        seed_chat(recall.host, APP, "Keys", [(USER, f"my key is {secret} keep it")])
+        embedder = WordHashEmbedder()
+        embed_all(recall, embedder)
+        seen = " ".join(text for call in embedder.calls for text in call)
+        assert "keep it" in seen
+        assert secret not in seen
+        assert "A1b2C3d4E5f6G7h8" not in seen

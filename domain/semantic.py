@@ -1,0 +1,149 @@
+"""The semantic layer's values: embedding models, vectors, and what vector storage
+reports. Pure: no numbers library; a vector travels as packed bytes.
+
+A vector is `dimension` little-endian float32 values of unit length, packed
+(`pack_vector`): the form every embedder returns and every vector store keeps, so an
+adapter can hand it to numpy, a database column or a file without a conversion per
+value. Vectors are comparable only within one model identity (`EmbeddingModel.identity`):
+a store never returns a vector of another model than the one it was asked about.
+
+Consent is explicit: nothing is embedded until a host or user turns the layer on, and a
+model whose text leaves the machine says where (`Egress`) before any text does.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import struct
+from collections.abc import Sequence
+
+import attrs
+
+from chat_recall.domain.model import AppId, ChatId, MessageId
+
+VECTOR_BYTE_ORDER = "<"
+FLOAT_BYTES = 4
+
+
+class Purpose(enum.Enum):
+    """What a text is embedded for: some models embed a query and a document
+    differently (an instruction prefix); the others ignore it."""
+
+    DOCUMENT = "document"
+    QUERY = "query"
+
+
+@attrs.frozen
+class Egress:
+    """Where an embedder sends text, and which text: shown to the user before any text
+    leaves the machine (`EmbeddingModel.disclosure`)."""
+
+    destination: str  # the URL the text is posted to
+
+    @property
+    def what(self) -> str:
+        return (
+            "the redacted text of every indexed chat message (credentials replaced by "
+            "placeholders, as the tools show them) and the text of every search"
+        )
+
+
+@attrs.frozen
+class EmbeddingModel:
+    """An embedding model as the index knows it. `identity` names the exact vectors it
+    makes (model, weights, dimension, pooling): vectors of two identities are never
+    compared, and a changed identity re-embeds every document."""
+
+    identity: str
+    dimension: int
+    egress: Egress | None = None  # None: text never leaves this machine
+
+    @property
+    def local(self) -> bool:
+        return self.egress is None
+
+    def disclosure(self) -> str:
+        """What turning this model on means for the user's data, in one paragraph."""
+        if self.egress is None:
+            return (
+                f"Semantic search with {self.identity}: the redacted text of indexed "
+                "messages and of searches is embedded on this machine; nothing leaves it."
+            )
+        return (
+            f"Semantic search with {self.identity} sends {self.egress.what} to "
+            f"{self.egress.destination}. The text leaves this machine; that service's "
+            "own terms apply to it."
+        )
+
+
+@attrs.frozen
+class EmbedTask:
+    """A document waiting for its vector: `seq` changes whenever the document is put
+    again, so a vector made from an older text is never written for a newer one."""
+
+    message_id: MessageId
+    app_id: AppId
+    seq: int
+
+
+@attrs.frozen
+class Similar:
+    """A visible document of one app near a query vector: cosine similarity in [-1, 1]."""
+
+    message_id: MessageId
+    chat_id: ChatId
+    similarity: float
+
+
+@attrs.frozen
+class VectorCoverage:
+    """How far the vectors of the current model cover the visible documents.
+    `pending`: documents waiting for their vector (queued, or not yet queued after a
+    model change). `model`: the identity recorded, None when the layer is off."""
+
+    model: str | None
+    documents: int
+    embedded: int
+    pending: int
+
+    @property
+    def complete(self) -> bool:
+        return self.model is not None and self.pending == 0
+
+    @property
+    def fraction(self) -> float:
+        if self.documents <= 0:
+            return 1.0
+        return min(1.0, self.embedded / self.documents)
+
+
+class VectorFormatError(ValueError):
+    """A packed vector of the wrong size, or with a value that is no finite number."""
+
+
+def pack_vector(values: Sequence[float]) -> bytes:
+    """Unit length float32 bytes of `values` (a zero vector stays zero: it is near
+    nothing). Raises VectorFormatError for a value that is not finite."""
+    norm = math.sqrt(math.fsum(v * v for v in values))
+    if not math.isfinite(norm):
+        raise VectorFormatError("a vector value is not a finite number")
+    scale = 1.0 / norm if norm > 0 else 0.0
+    return struct.pack(f"{VECTOR_BYTE_ORDER}{len(values)}f", *(v * scale for v in values))
+
+
+def unpack_vector(data: bytes, dimension: int) -> tuple[float, ...]:
+    if len(data) != dimension * FLOAT_BYTES:
+        raise VectorFormatError(f"a vector of {len(data)} bytes is not {dimension} float32 values")
+    return struct.unpack(f"{VECTOR_BYTE_ORDER}{dimension}f", data)
+
+
+def cosine(a: bytes, b: bytes) -> float:
+    """The cosine similarity of two packed unit vectors of one model (their dot
+    product): the in-memory store's exact search, and the reference the others match."""
+    if len(a) != len(b):
+        raise VectorFormatError("vectors of different dimensions are not comparable")
+    dimension = len(a) // FLOAT_BYTES
+    return math.fsum(
+        x * y for x, y in zip(unpack_vector(a, dimension), unpack_vector(b, dimension), strict=True)
+    )
