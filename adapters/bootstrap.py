@@ -22,7 +22,7 @@ import punq
 
 from chat_recall.adapters import engines
 from chat_recall.adapters.engines import Engine
-from chat_recall.adapters.sqlite import setup
+from chat_recall.adapters.sqlite import setup, vector_tables
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
@@ -43,6 +43,7 @@ from chat_recall.domain.errors import IndexUnavailable, StorageReadOnly
 from chat_recall.domain.ports import (
     Clock,
     DirtyQueue,
+    Embedder,
     HostWriter,
     IndexAudit,
     IndexStore,
@@ -58,6 +59,8 @@ from chat_recall.domain.text.analysis import TextAnalysis
 
 if TYPE_CHECKING:
     from chat_recall.adapters.memory.database import InMemoryDatabase
+    from chat_recall.adapters.semantic import Semantic
+    from chat_recall.application.embedding import Embedding
     from chat_recall.application.indexer import Indexer, IndexerSettings
 
 Overrides = Mapping[Any, object]
@@ -118,7 +121,11 @@ def _on_first_use(container: punq.Container, port: Any, adapter: Callable[[], ty
     )
 
 
-def _indexer(container: punq.Container, settings: IndexerSettings | None) -> Indexer:
+def _indexer(
+    container: punq.Container,
+    settings: IndexerSettings | None,
+    embedding: Deferred[Embedding] | None = None,
+) -> Indexer:
     # Imported here: a process that only calls the tools never loads the indexer.
     from chat_recall.application.indexer import Indexer, IndexerSettings
 
@@ -126,7 +133,12 @@ def _indexer(container: punq.Container, settings: IndexerSettings | None) -> Ind
         opener = container.resolve(MessageRepoOpener)
     except punq.MissingDependencyError:
         opener = None
-    return container.instantiate(Indexer, settings=settings or IndexerSettings(), opener=opener)
+    return container.instantiate(
+        Indexer,
+        settings=settings or IndexerSettings(),
+        opener=opener,
+        embedding=None if embedding is None else embedding.get(),
+    )
 
 
 def _finish(
@@ -135,6 +147,7 @@ def _finish(
     overrides: Overrides,
     *,
     vectors: bool = True,
+    embedding: Deferred[Embedding] | None = None,
 ) -> ChatRecall:
     """The facade over the container's services; the indexer, unit of work, host
     writer and audit are resolved on first use (`Deferred`), so a process that only
@@ -142,8 +155,9 @@ def _finish(
     for service, instance in overrides.items():
         container.register(service, instance=instance)
     resolve = container.resolve
-    building = threading.RLock()  # one lock: these share dependencies (see Deferred)
-    return ChatRecall(
+    building = threading.RLock()
+    closes_embedder = embedding is not None  # one lock: these share dependencies (see Deferred)
+    recall = ChatRecall(
         repo=resolve(MessageRepo),
         index=resolve(IndexStore),
         dirty=resolve(DirtyQueue),
@@ -153,12 +167,15 @@ def _finish(
         health=resolve(IndexHealth),
         registry=resolve(ToolRegistry),
         write_lock=resolve(WriteLockStats),
-        indexer=Deferred(lambda: _indexer(container, settings), lock=building),
+        indexer=Deferred(lambda: _indexer(container, settings, embedding), lock=building),
         unit_of_work=Deferred(lambda: resolve(IndexUnitOfWork), lock=building),
         host=Deferred(lambda: resolve(HostWriter), lock=building),
         audit=Deferred(lambda: resolve(IndexAudit), lock=building),
         vectors=Deferred(lambda: resolve(VectorStore), lock=building) if vectors else None,
     )
+    if closes_embedder:
+        recall.on_close(resolve(Embedder).close)
+    return recall
 
 
 # The SQLite adapter's classes that only indexing, host writes and audits need,
@@ -173,6 +190,55 @@ def _sqlite_host_writer() -> type[Any]:
     from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
 
     return SqliteHostWriter
+
+
+# Vectors removed per transaction when the semantic layer is turned off.
+DROP_CHUNK = 2_000
+
+
+def _wire_semantic(
+    container: punq.Container,
+    semantic: Semantic | None,
+    recorded: str | None,
+    *,
+    writable: bool,
+) -> Deferred[Embedding] | None:
+    """The semantic layer as chosen (`semantic`), else as recorded with the index:
+    search's `SemanticSearch` and the indexer's embedding job, both over one embedder
+    built at its first use, after consent. A choice given here is recorded, so every
+    later process uses it; `Semantic.off()` hides the vectors at once and drops them
+    in short transactions. Nothing of the layer is imported while it is off."""
+    if semantic is None and recorded is None:
+        return None
+    from chat_recall.adapters.semantic import Semantic
+    from chat_recall.application.embedding import Embedding
+    from chat_recall.application.semantic import LazyEmbedder, SemanticSearch, require_consent
+    from chat_recall.domain.search.fusion import FusionPolicy
+
+    chosen = semantic if semantic is not None else Semantic.from_record(str(recorded))
+    vectors: VectorStore = container.resolve(VectorStore)
+    if writable and semantic is not None and semantic.to_record() != recorded:
+        vectors.record_semantic_settings(semantic.to_record())
+    if not chosen.enabled:
+        if writable and semantic is not None:
+            vectors.use_vector_model(None)
+            while vectors.drop_step(DROP_CHUNK):
+                pass
+        return None
+    tools: ToolSettings = container.resolve(ToolSettings)
+
+    def build() -> Embedder:
+        require_consent(
+            chosen.disclosure(), chosen.destination, chosen.consented_to, tools.semantic_approver
+        )
+        return chosen.embedder()
+
+    embedder = LazyEmbedder(Deferred(build))
+    container.register(
+        SemanticSearch, instance=SemanticSearch(embedder, vectors, FusionPolicy.default())
+    )
+    container.register(Embedder, instance=embedder)
+    return Deferred(lambda: Embedding(embedder, vectors, container.resolve(IndexStore)))
 
 
 def _sqlite_vectors() -> type[Any]:
@@ -199,6 +265,7 @@ def sqlite(
     analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
     engine: Engine | None = None,
+    semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
 
@@ -222,6 +289,10 @@ def sqlite(
     A database this process cannot write (a read-only file, directory or file system)
     is opened read-only whatever `install` says: it must be installed already, the
     tools read it, no indexer runs, and search says the index cannot be advanced here.
+
+    `semantic` turns the semantic layer on (`Semantic.local()`, `.openai_compatible`)
+    or off (`Semantic.off()`, which drops the vectors), and records the choice with the
+    index; None uses the choice recorded (off when none was): see `adapters/semantic.py`.
     """
     analysis = analysis or TextAnalysis.default()
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
@@ -260,7 +331,10 @@ def sqlite(
         container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
         _on_first_use(container, IndexAudit, _sqlite_audit)
         closer = None
-    recall = _finish(container, settings, overrides or {})
+    with database.reading() as connection:
+        recorded = vector_tables.recorded_settings(connection)
+    embedding = _wire_semantic(container, semantic, recorded, writable=install and not read_only)
+    recall = _finish(container, settings, overrides or {}, embedding=embedding)
     recall.on_close(database.close)
     if closer is not None:
         recall.on_close(closer)
@@ -279,6 +353,7 @@ def postgres(
     analysis: TextAnalysis | None = None,
     pool_size: int | None = None,
     overrides: Overrides | None = None,
+    semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's PostgreSQL database (`postgresql://` URL or libpq
     connection string; psycopg 3 with a connection pool, the `postgres` extra).
@@ -333,7 +408,9 @@ def postgres(
     # may take longer than SQLite's 25 ms and pay the server round trips once per more rows.
     sizing = BatchSizing(budget_seconds=0.1, initial=64, maximum=512)
     settings = settings or IndexerSettings(sizing=sizing)
-    recall = _finish(container, settings, overrides or {})
+    recorded = container.resolve(VectorStore).semantic_settings()
+    embedding = _wire_semantic(container, semantic, recorded, writable=install)
+    recall = _finish(container, settings, overrides or {}, embedding=embedding)
     recall.on_close(database.close)
     return recall
 
@@ -379,6 +456,7 @@ def in_memory(
     tools: ToolSettings | None = None,
     analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
+    semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall over in-memory adapters that rank exactly as SQLite FTS5; the host
     writes through `recall.host` (an `InMemoryHostStore`)."""
@@ -404,7 +482,9 @@ def in_memory(
     container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
     container.register(IndexAudit, InMemoryIndexAudit, scope=punq.Scope.singleton)
     container.register(VectorStore, InMemoryVectorStore, scope=punq.Scope.singleton)
-    return _finish(container, settings, overrides or {})
+    recorded = database.meta.get("semantic_settings")
+    embedding = _wire_semantic(container, semantic, recorded, writable=True)
+    return _finish(container, settings, overrides or {}, embedding=embedding)
 
 
 def custom(

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from chat_recall.application.embedding import Embedding, EmbeddingReport
 from chat_recall.application.health import IndexHealth, error_kind
 from chat_recall.application.planning import (
     BatchPlanning,
@@ -30,7 +31,12 @@ from chat_recall.application.planning import (
     load_rows,
 )
 from chat_recall.application.progress import IndexProgress
-from chat_recall.domain.errors import SYSTEMIC_ERRORS, StorageDamaged, TransactionOverTime
+from chat_recall.domain.errors import (
+    SYSTEMIC_ERRORS,
+    ChatRecallError,
+    StorageDamaged,
+    TransactionOverTime,
+)
 from chat_recall.domain.indexing import (
     BatchSizing,
     HostYield,
@@ -118,11 +124,18 @@ class BatchReport:
     # Another indexer holds the claim to this queue (`IndexerLease`): who, as
     # `describe_holder` says it; this batch did nothing and `rest_seconds` is the recheck.
     waiting_for: str | None = None
+    # The semantic layer's step, run when the text index had nothing to do (`Embedding`).
+    embedding: EmbeddingReport | None = None
 
     @property
     def did_work(self) -> bool:
         return bool(
-            self.indexed or self.deleted or self.purged or self.chats_expanded or self.quarantined
+            self.indexed
+            or self.deleted
+            or self.purged
+            or self.chats_expanded
+            or self.quarantined
+            or (self.embedding is not None and self.embedding.did_work)
         )
 
 
@@ -159,6 +172,8 @@ class Indexer:
     health: IndexHealth
     # Where planning processes open their own reader; None: plan in this process only.
     opener: MessageRepoOpener | None = None
+    # The semantic layer's vectors, made once the text index is caught up (None: off).
+    embedding: Embedding | None = None
     _planning: BatchPlanning = attrs.field(init=False)
     _batch_size: int = attrs.field(init=False, default=0)
     _writing_size: int = attrs.field(init=False, default=0)  # while the host writes
@@ -223,6 +238,8 @@ class Indexer:
         try:
             with self._lock:
                 report = self._run_batch()
+                if self.embedding is not None and not report.did_work and not report.waiting_for:
+                    report = attrs.evolve(report, embedding=self._embed(self.embedding))
         except Exception as error:
             self._retry_in = self.health.failed(error, self.settings.backoff)
             self.telemetry.emit(
@@ -396,6 +413,17 @@ class Indexer:
         except Exception:
             return None
         return _ReadAhead(size, markers, rows, unreadable)
+
+    def _embed(self, embedding: Embedding) -> EmbeddingReport:
+        """One embedding step. A model that cannot load or run never stops the text
+        index: the step reports it (`failed`) and is tried again at the next batch."""
+        try:
+            return embedding.step()
+        except ChatRecallError as error:
+            if not isinstance(error, SYSTEMIC_ERRORS):
+                _log().warning("indexer: the embedding step failed (%s)", error.kind)
+                return EmbeddingReport(failed=error.kind)
+            raise
 
     def _claim(self, now: float) -> str | None:
         """Take or renew this indexer's claim to the queue when due; None when it has

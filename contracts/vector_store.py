@@ -53,6 +53,9 @@ class WordHashEmbedder:
             vectors.append(pack_vector(values))
         return vectors
 
+    def close(self) -> None:
+        """Nothing held."""
+
 
 def embed_all(recall: ChatRecall, embedder: WordHashEmbedder, batch: int = 128) -> Embedding:
     recall.indexer.run_until_idle()

@@ -339,6 +339,10 @@ class Embedder(Protocol):
         (a remote service that does not answer, a model file that does not load)."""
         ...
 
+    def close(self) -> None:
+        """Release what the model holds (a runtime's threads); idempotent."""
+        ...
+
 
 class VectorStore(Protocol):
     """The vectors of an index's documents, kept beside them by the engine (derived
@@ -390,6 +394,19 @@ class VectorStore(Protocol):
         """Remove up to `limit` vectors that are of no use (another model's, or of a
         document that is gone), in one short transaction; returns how many."""
         ...
+
+    def building(self, app_id: AppId) -> bool:
+        """Whether visible documents of the app still wait for a vector of the
+        recorded model: cheap enough for every search (no count)."""
+        ...
+
+    def semantic_settings(self) -> str | None:
+        """The semantic layer's settings recorded with the index (the host's or user's
+        choice, as text), so every process that opens it uses the same; None when
+        none was recorded."""
+        ...
+
+    def record_semantic_settings(self, settings: str | None) -> None: ...
 
     def vector_coverage(self, app_id: AppId | None) -> VectorCoverage:
         """The vectors of the recorded model against the visible documents, of one app

@@ -13,6 +13,8 @@ from chat_recall.adapters.memory.database import InMemoryDatabase, VectorRow
 from chat_recall.domain.model import AppId, ChatId, MessageId
 from chat_recall.domain.semantic import EmbedTask, Similar, VectorCoverage, cosine
 
+SETTINGS = "semantic_settings"
+
 
 @attrs.define
 class InMemoryVectorStore:
@@ -84,6 +86,24 @@ class InMemoryVectorStore:
             for message_id in useless:
                 del db.vectors[message_id]
             return len(useless)
+
+    def building(self, app_id: AppId) -> bool:
+        db = self.database
+        with db.lock:
+            if db.vector_model is None:
+                return False
+            queued = any(a == app_id for a, _ in db.vector_queue.values())
+            return queued or db.vector_queue_after is not None
+
+    def semantic_settings(self) -> str | None:
+        return self.database.meta.get(SETTINGS)
+
+    def record_semantic_settings(self, settings: str | None) -> None:
+        with self.database.lock:
+            if settings is None:
+                self.database.meta.pop(SETTINGS, None)
+            else:
+                self.database.meta[SETTINGS] = settings
 
     def vector_coverage(self, app_id: AppId | None) -> VectorCoverage:
         db = self.database

@@ -33,6 +33,7 @@ MODEL_KEY = "vector_model_key"
 QUEUE_AFTER = "vector_queue_after"
 DROPPING = "vector_dropping"
 TABLES = "vector_tables"
+SETTINGS = "semantic_settings"
 DDL = (
     f"CREATE TABLE IF NOT EXISTS {VECTORS} (seq bigserial PRIMARY KEY, "
     "message_id bigint NOT NULL UNIQUE, app_id bigint NOT NULL, model integer NOT NULL, "
@@ -261,6 +262,25 @@ class PostgresVectorStore:
             return max(dropped, 0)
 
         return self.database.write(step)
+
+    def building(self, app_id: AppId) -> bool:
+        def read(connection: Connection) -> bool:
+            if _model_key(connection) is None or _meta(connection, TABLES) is None:
+                return False
+            if _meta(connection, QUEUE_AFTER) is not None:
+                return True
+            row = connection.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {VECTOR_QUEUE} WHERE app_id = %s)", (app_id,)
+            ).fetchone()
+            return bool(row and row[0])
+
+        return self.database.read(read, snapshot=True)
+
+    def semantic_settings(self) -> str | None:
+        return self.database.read(lambda c: _meta(c, SETTINGS))
+
+    def record_semantic_settings(self, settings: str | None) -> None:
+        self.database.write(lambda c: _set_meta(c, SETTINGS, settings))
 
     def vector_coverage(self, app_id: AppId | None) -> VectorCoverage:
         documents = (

@@ -32,6 +32,7 @@ from chat_recall.adapters.sqlite.vector_tables import (
     MODEL,
     MODEL_KEY,
     QUEUE_AFTER,
+    SETTINGS,
     TABLES,
     VECTOR_QUEUE,
     VECTORS,
@@ -204,6 +205,25 @@ class SqliteVectorStore:
             if dropped < limit:
                 set_meta(connection, DROPPING, None)
             return dropped
+
+    def building(self, app_id: AppId) -> bool:
+        with self.database.reading() as connection:
+            if model_key(connection) is None or not tables_exist(connection):
+                return False
+            if meta(connection, QUEUE_AFTER) is not None:
+                return True
+            row = connection.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {VECTOR_QUEUE} WHERE app_id = ?)", (app_id,)
+            ).fetchone()
+        return bool(row[0])
+
+    def semantic_settings(self) -> str | None:
+        with self.database.reading() as connection:
+            return meta(connection, SETTINGS)
+
+    def record_semantic_settings(self, settings: str | None) -> None:
+        with self.database.writing() as connection:
+            set_meta(connection, SETTINGS, settings)
 
     def vector_coverage(self, app_id: AppId | None) -> VectorCoverage:
         with self.database.reading() as connection:

@@ -17,6 +17,7 @@ MODEL = "vector_model"
 MODEL_KEY = "vector_model_key"
 QUEUE_AFTER = "vector_queue_after"  # queueing every document after a model change
 DROPPING = "vector_dropping"  # vectors of an earlier model may remain
+SETTINGS = "semantic_settings"  # the host's or user's choice (`adapters/semantic.py`)
 TABLES = "vector_tables"  # the tables exist (the engines' hooks touch them only then)
 DDL = (
     f"CREATE TABLE IF NOT EXISTS {VECTORS} (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
@@ -41,6 +42,11 @@ def set_meta(connection: sqlite3.Connection, key: str, value: str | None) -> Non
         connection.execute(f"DELETE FROM {META} WHERE key = ?", (key,))
     else:
         connection.execute(f"INSERT OR REPLACE INTO {META}(key, value) VALUES (?, ?)", (key, value))
+
+
+def recorded_settings(connection: sqlite3.Connection) -> str | None:
+    """The semantic settings recorded with the index (read at every start: one row)."""
+    return meta(connection, SETTINGS)
 
 
 def model_key(connection: sqlite3.Connection) -> int | None:

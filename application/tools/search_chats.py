@@ -16,18 +16,20 @@ import attrs
 from chat_recall.application.conversion import omit_when_default
 from chat_recall.application.health import IndexerHealth, IndexHealth
 from chat_recall.application.progress import IndexProgress
+from chat_recall.application.semantic import Meaning, SemanticSearch
 from chat_recall.application.tools.arguments import integer, parse_arguments, text
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
 from chat_recall.application.tools.output import ARCHIVAL_NOTICE, iso_time, size, to_json
 from chat_recall.domain.budget import trim_groups
-from chat_recall.domain.model import Candidate
+from chat_recall.domain.model import Candidate, ChatId, DocumentText, MessageId
 from chat_recall.domain.ports import DirtyQueue, IndexStore, MessageRepo
 from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy
 from chat_recall.domain.projection.text import clip_chars
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 from chat_recall.domain.redaction import Redactor
 from chat_recall.domain.search.evidence import questions, rank_matches, with_answers
+from chat_recall.domain.search.fusion import LexicalChat, LexicalEvidence, MatchedBy, fuse
 from chat_recall.domain.search.query_builder import QueryPlan, QueryTerm, build_query
 from chat_recall.domain.search.ranking import RecencyScale, SearchPolicy, group, shortlist
 from chat_recall.domain.text import reading_text, unmasked
@@ -68,6 +70,17 @@ NOTHING_MATCHED_NOTE = (
     "None of the query's words ({words}) occurs in this app's earlier chats. Try the "
     "words the chat would have used instead: synonyms, technical terms, names."
 )
+# Nothing passes the lexical or the semantic confidence bar (`FusionPolicy.confident`).
+NOT_CONFIDENT_NOTE = (
+    "Nothing in this app's earlier chats clearly matches this query: the results below "
+    "are weak candidates at best. Tell the user the chat history has no answer rather "
+    "than guess from them (read one with read_chat first if it may still fit)."
+)
+VECTORS_BUILDING_NOTE = (
+    "Search by meaning is still being built for this app: some messages are found by "
+    "their words only until it is done."
+)
+MEANING_FAILED_NOTE = "Search by meaning could not run ({kind}): these results are by words alone."
 # While messages wait to be indexed, a word found nowhere may be in one of them.
 NOTHING_MATCHED_YET_NOTE = (
     "None of the query's words ({words}) occurs in the messages indexed so far; "
@@ -101,6 +114,9 @@ class MatchOut:
     created_at: str | None
     excerpt: str
     projection_truncated: bool
+    # How it was found: by the query's "words", by "meaning" (the semantic layer), or
+    # "both".
+    matched_by: str = MatchedBy.WORDS.value
 
 
 @attrs.frozen
@@ -110,6 +126,12 @@ class ChatOut:
     last_message_at: str | None
     matched_terms: list[str]  # the query's words found in this chat
     matches: list[MatchOut]
+    matched_by: str = MatchedBy.WORDS.value
+    # Not confident (see SearchChatsOutput.confident): a candidate at best.
+    weak: bool = False
+
+
+omit_when_default(ChatOut, "weak")
 
 
 @attrs.frozen
@@ -136,6 +158,11 @@ class SearchChatsOutput:
     query_note: str | None = None  # said when none of the query's words occurs at all
     index_coverage: CoverageOut | None = None
     index_note: str | None = None  # why the index cannot catch up, when it cannot
+    # Whether any result clearly matches (the query's words, or its meaning, pass the
+    # confidence bar); false: at most a few weak candidates and `confidence_note`.
+    confident: bool = True
+    confidence_note: str | None = None
+    meaning_note: str | None = None  # the semantic layer is still being built, or failed
 
     @property
     def result_count(self) -> int:
@@ -150,7 +177,14 @@ class SearchChatsOutput:
         return self.results_truncated
 
 
-omit_when_default(SearchChatsOutput, "query_note", "index_coverage", "index_note")
+omit_when_default(
+    SearchChatsOutput,
+    "query_note",
+    "index_coverage",
+    "index_note",
+    "confidence_note",
+    "meaning_note",
+)
 
 
 def index_state(pending: int, health: IndexerHealth) -> tuple[str, str | None]:
@@ -189,6 +223,7 @@ class SearchChats:
     policy: SearchPolicy = attrs.field(factory=SearchPolicy.default)
     wait_seconds: float = DEFAULT_WAIT_SECONDS
     markup: MarkupPolicy = DEFAULT_POLICY
+    semantic: SemanticSearch = attrs.field(factory=SemanticSearch.off)
 
     def run(self, context: CallContext, raw_arguments: object) -> SearchChatsOutput:
         return self.search(context, parse_arguments(raw_arguments, SearchChatsArguments))
@@ -219,9 +254,22 @@ class SearchChats:
         )
         self.progress.wait_for(context.app_id, self.wait_seconds)
         pending = self.dirty.pending_in_app(context.app_id, context.chat_id)
-        results, unmatched = (
-            ([], ()) if plan.is_empty else self._results(context, plan, arguments.limit)
+        results, unmatched, coverage_of = (
+            ([], (), {}) if plan.is_empty else self._results(context, plan, arguments.limit)
         )
+        lexical = LexicalEvidence(
+            words=len(plan.terms),
+            unmatched=len(unmatched),
+            chats=tuple(LexicalChat(ChatId(c.chat_id), coverage_of[c.chat_id]) for c in results),
+        )
+        fusion = self.semantic.fusion
+        meaning = Meaning()
+        if self.semantic.enabled and fusion.wants_meaning(lexical, arguments.limit):
+            meaning = self.semantic.meaning(context.app_id, arguments.query, context.chat_id)
+        results = self._fused(context, results, lexical, meaning, arguments.limit)
+        confident = fusion.confident(lexical, meaning.similar)
+        if not confident:
+            results = [attrs.evolve(c, weak=True) for c in results[: fusion.weak_results]]
         coverage = None
         health = self.health.snapshot()
         if pending:
@@ -242,12 +290,76 @@ class SearchChats:
             query_note=_nothing_matched(plan, unmatched, pending),
             index_coverage=coverage,
             index_note=note,
+            confident=confident,
+            confidence_note=None if confident else NOT_CONFIDENT_NOTE,
+            meaning_note=_meaning_note(meaning),
         )
         return _within_budget(output)
 
+    def _fused(
+        self,
+        context: CallContext,
+        lexical_results: list[ChatOut],
+        lexical: LexicalEvidence,
+        meaning: Meaning,
+        limit: int,
+    ) -> list[ChatOut]:
+        """The keyword results and the semantic ones in the fused order
+        (`domain.search.fusion.fuse`), each saying how it was found."""
+        if not meaning.similar:
+            return lexical_results
+        order = fuse(lexical, meaning.similar, self.semantic.fusion, limit)
+        by_chat = {ChatId(chat.chat_id): chat for chat in lexical_results}
+        near: dict[ChatId, list[MessageId]] = {}
+        for similar in self.semantic.fusion.candidates(meaning.similar):
+            near.setdefault(similar.chat_id, []).append(similar.message_id)
+        meaning_only = [f.chat_id for f in order if f.chat_id not in by_chat]
+        wanted = [m for c in meaning_only for m in near[c][: self.policy.matches_per_chat]]
+        texts = {d.message_id: d for d in self.index.documents(context.app_id, wanted)}
+        latest = self.repo.last_message_at(context.app_id, meaning_only)
+        results: list[ChatOut] = []
+        for fused in order:
+            chat = by_chat.get(fused.chat_id)
+            found = set(near.get(fused.chat_id, ()))
+            if chat is not None:
+                matches = [
+                    attrs.evolve(
+                        m,
+                        matched_by=MatchedBy.of(words=True, meaning=m.message_id in found).value,
+                    )
+                    for m in chat.matches
+                ]
+                results.append(
+                    attrs.evolve(chat, matches=matches, matched_by=fused.matched_by.value)
+                )
+                continue
+            documents = [texts[m] for m in near[fused.chat_id] if m in texts]
+            documents = documents[: self.policy.matches_per_chat]
+            if not documents:
+                continue  # gone since the vectors were read
+            results.append(
+                ChatOut(
+                    chat_id=fused.chat_id,
+                    title=_title(documents[0].title),
+                    last_message_at=iso_time(latest.get(fused.chat_id)),
+                    matched_terms=[],
+                    matches=[self._meaning_match(d) for d in documents],
+                    matched_by=MatchedBy.MEANING.value,
+                )
+            )
+        return results
+
+    def _meaning_match(self, document: DocumentText) -> MatchOut:
+        """A match found by meaning: its excerpt is the message's beginning (no query
+        word to center on)."""
+        excerpt = clip_chars(reading_text(document.body).strip(), self.policy.excerpt_chars)
+        return attrs.evolve(
+            _match_out(document.as_candidate(0.0), excerpt), matched_by=MatchedBy.MEANING.value
+        )
+
     def _results(
         self, context: CallContext, plan: QueryPlan, limit: int
-    ) -> tuple[list[ChatOut], tuple[QueryTerm, ...]]:
+    ) -> tuple[list[ChatOut], tuple[QueryTerm, ...], dict[int, float]]:
         query = ScopedQuery(
             plan.match,
             context.app_id,
@@ -259,7 +371,7 @@ class SearchChats:
         recency = RecencyScale.of(window)
         candidates = shortlist(window, self.policy, limit, recency)
         if not candidates:
-            return [], plan.terms
+            return [], plan.terms, {}
         texts = {
             d.message_id: d
             for d in self.index.documents(context.app_id, [c.message_id for c in candidates])
@@ -285,7 +397,9 @@ class SearchChats:
             for g in groups
         ]
         seen = frozenset().union(*(m.terms for m in matches))
-        return results, self._unmatched(context, plan, seen)
+        words = max(len(plan.terms), 1)
+        coverage = {int(g.chat_id): len(g.words) / words for g in groups}
+        return results, self._unmatched(context, plan, seen), coverage
 
     def _unmatched(
         self, context: CallContext, plan: QueryPlan, seen: frozenset[str]
@@ -310,6 +424,12 @@ def _nothing_matched(plan: QueryPlan, unmatched: tuple[QueryTerm, ...], pending:
     if pending:
         return NOTHING_MATCHED_YET_NOTE.format(words=words, pending=pending)
     return NOTHING_MATCHED_NOTE.format(words=words)
+
+
+def _meaning_note(meaning: Meaning) -> str | None:
+    if meaning.failed is not None:
+        return MEANING_FAILED_NOTE.format(kind=meaning.failed)
+    return VECTORS_BUILDING_NOTE if meaning.building else None
 
 
 def _title(index_title: str) -> str | None:

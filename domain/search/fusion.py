@@ -74,25 +74,25 @@ class FusionPolicy:
 
     # The gate: a lexical chat holding at least this share of the query's words is
     # "strong" and keeps its place; below it (for the best chat), meaning joins.
-    coverage_bar: float = 1.0
+    coverage_bar: float = 0.75
     # Fewer lexical chats than this: meaning joins (the keyword result is thin).
     min_chats: int = 3
     # A semantic candidate below this cosine similarity is no candidate.
-    similarity_floor: float = 0.35
+    similarity_floor: float = 0.3
     # Reciprocal rank fusion of the weak lexical chats and the semantic ones:
     # 1 / (rank_constant + rank), each list weighed.
     rank_constant: float = 10.0
     lexical_weight: float = 1.0
-    semantic_weight: float = 1.0
+    semantic_weight: float = 0.5
     # With the gate closed, meaning still fills the places the keyword result leaves
     # empty (after every lexical chat), never moving one.
     fill_tail: bool = True
     # Confidence: a lexical chat holding this share of the query's words, and at least
     # `lexical_min_words` of them (all of them when the query has fewer) ...
-    lexical_bar: float = 0.75
-    lexical_min_words: int = 2
+    lexical_bar: float = 0.3
+    lexical_min_words: int = 1
     # ... or a semantic match at least this near.
-    semantic_bar: float = 0.55
+    semantic_bar: float = 0.6
     # Not confident: at most this many candidates, each marked weak.
     weak_results: int = 3
 

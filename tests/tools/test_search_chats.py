@@ -217,6 +217,7 @@ def test_titles_and_texts_cannot_spoof_the_json(recall: ChatRecall) -> None:
         "archival_content",
         "notice",
         "unmatched_terms",
+        "confident",
     }
 
 

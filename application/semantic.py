@@ -1,0 +1,109 @@
+"""The semantic layer as the tools and the facade use it: the query's nearest
+documents for search_chats (`SemanticSearch`), consent before any text leaves the
+machine (`require_consent`), and the embedding job the indexer runs.
+
+Off by default: `SemanticSearch.off()` answers nothing, and search_chats ranks by
+words alone (its confidence too). A model that cannot run (a service down) never
+fails a search: it answers from words and says so (`Meaning.failed`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import attrs
+
+from chat_recall.application.deferred import Deferred
+from chat_recall.domain.errors import ChatRecallError, EmbeddingUnavailable
+from chat_recall.domain.model import AppId, ChatId
+from chat_recall.domain.ports import Embedder, VectorStore
+from chat_recall.domain.search.fusion import FusionPolicy
+from chat_recall.domain.semantic import EmbeddingModel, Purpose, Similar
+
+# Nearest documents asked per search: enough for the chats a result can show, with
+# several matches of one chat among them.
+NEAREST = 40
+
+Approver = Callable[[str], bool]
+
+
+def require_consent(
+    disclosure: str, destination: str | None, consented_to: str | None, approver: Approver | None
+) -> None:
+    """Nothing to ask for a model that keeps text on this machine. Text may go to a
+    remote destination only when the user's recorded consent names it, or the host's
+    approver, shown the disclosure, agrees: EmbeddingUnavailable otherwise, before
+    anything is sent."""
+    if destination is None or consented_to == destination:
+        return
+    if approver is not None and approver(disclosure):
+        return
+    raise EmbeddingUnavailable(
+        f"sending text to {destination} needs consent: {disclosure} (approve it with "
+        "ToolSettings(semantic_approver=...), or chat-recall install --semantic ... --yes)"
+    )
+
+
+@attrs.define
+class LazyEmbedder:
+    """An embedder built at its first use (a model loads only when something is
+    embedded, and its consent is asked then): a search or an indexer that never gets
+    there never loads it. A model that cannot load raises at that use, where the
+    caller handles it (`EmbeddingUnavailable`)."""
+
+    _deferred: Deferred[Embedder]
+
+    @property
+    def model(self) -> EmbeddingModel:
+        return self._deferred.get().model
+
+    def embed(self, texts: Sequence[str], purpose: Purpose) -> list[bytes]:
+        return self._deferred.get().embed(texts, purpose)
+
+    def close(self) -> None:
+        if self._deferred.built:
+            self._deferred.get().close()
+
+
+@attrs.frozen
+class Meaning:
+    """What the semantic layer found for one query: its nearest documents (best
+    first), whether the app's vectors are still being built, and the error kind when
+    the model could not run."""
+
+    similar: tuple[Similar, ...] = ()
+    building: bool = False
+    failed: str | None = None
+
+
+@attrs.define
+class SemanticSearch:
+    embedder: Embedder | None = None
+    vectors: VectorStore | None = None
+    fusion: FusionPolicy = attrs.field(factory=FusionPolicy.default)
+    nearest: int = NEAREST
+
+    @classmethod
+    def off(cls) -> SemanticSearch:
+        return cls()
+
+    @property
+    def enabled(self) -> bool:
+        return self.embedder is not None and self.vectors is not None
+
+    def meaning(self, app_id: AppId, query: str, exclude_chat_id: ChatId | None) -> Meaning:
+        """The documents nearest the (redacted) query, above the floor."""
+        if self.embedder is None or self.vectors is None:
+            return Meaning()
+        try:
+            building = self.vectors.building(app_id)
+            (vector,) = self.embedder.embed([query], Purpose.QUERY)
+            similar = self.vectors.nearest(
+                app_id,
+                vector,
+                self.nearest,
+                exclude_chat_id=exclude_chat_id,
+                floor=self.fusion.similarity_floor,
+            )
+        except ChatRecallError as error:
+            return Meaning(failed=error.kind)
+        return Meaning(tuple(similar), building)
