@@ -30,10 +30,11 @@ class DrainReport:
     # (their batches were planned in this process instead)
     planned_apart: int = 0
     planning_failures: int = 0
+    embedded: int = 0  # vectors made by the semantic layer
 
     @property
     def nothing_to_do(self) -> bool:
-        return not (self.indexed or self.deleted or self.purged)
+        return not (self.indexed or self.deleted or self.purged or self.embedded)
 
 
 def drain(
@@ -44,7 +45,7 @@ def drain(
     planning = recall.indexer.planning
     apart_before, failures_before = planning.planned_apart, planning.failures
     pending = recall.dirty.backlog().messages
-    indexed = deleted = purged = batches = since_count = 0
+    indexed = deleted = purged = batches = since_count = embedded = 0
     longest = 0.0
     try:
         while True:
@@ -56,6 +57,8 @@ def drain(
             deleted += report.deleted
             purged += report.purged
             since_count += report.indexed + report.deleted
+            if report.embedding is not None:
+                embedded += report.embedding.embedded
             longest = max(longest, report.duration_seconds)
             now = clock()
             if not report.did_work or now - counted_at >= RECOUNT_SECONDS:
@@ -66,6 +69,8 @@ def drain(
             done = indexed + deleted
             estimate = max(pending - since_count, 0)
             note = f"{done:,} messages"
+            if embedded:
+                note += f", {embedded:,} embedded"
             if report.waiting_for is not None:
                 note += f" (another indexer is at work: {report.waiting_for}; waiting)"
             progress.update(done, done + estimate, note)
@@ -81,6 +86,7 @@ def drain(
         longest,
         planned_apart=planning.planned_apart - apart_before,
         planning_failures=planning.failures - failures_before,
+        embedded=embedded,
     )
 
 
@@ -104,6 +110,8 @@ def summary(report: DrainReport, verb: str = "indexed") -> str:
             f"; {report.planned_apart:,} of {report.batches:,} batches planned by a "
             "planning process"
         )
+    if report.embedded:
+        line += f"; {report.embedded:,} messages embedded for semantic search"
     if report.planning_failures:
         times = "once" if report.planning_failures == 1 else f"{report.planning_failures} times"
         line += f"; a planning process failed {times} (planned here instead; see the log)"

@@ -9,6 +9,7 @@ from chat_recall.adapters.cli import database, options
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser)
+    options.add_semantic(parser)
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -26,4 +27,7 @@ def run(arguments: argparse.Namespace) -> int:
         "(run: chat-recall index)"
     )
     print(f"write lock: {report.write_lock.summary()}")
+    semantic = database.apply_semantic(arguments)
+    if semantic is not None:
+        print(semantic)
     return 0
