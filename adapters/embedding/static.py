@@ -30,8 +30,11 @@ WORDLLAMA_TABLE = "weights/l2_supercat_256.safetensors"
 WORDLLAMA_TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 WORDLLAMA_NAME = "wordllama-l2-supercat"
 # Tokens of a text that count at most: the mean of a long message's first tokens says
-# what it is about, and the tokenizer's cost grows with the length.
-MAX_TOKENS = 512
+# what it is about, and the cost (tokenizer and table lookups) grows with the length.
+MAX_TOKENS = 256
+# Characters given to the tokenizer at most: more than MAX_TOKENS tokens' worth of text
+# (tokens of prose and code are a few characters each), so the cut is the token limit's.
+MAX_CHARS = 8 * MAX_TOKENS
 BATCH = 256
 
 
@@ -101,7 +104,7 @@ class StaticEmbedder:
         out: list[bytes] = []
         rows = self.table.shape[0]
         for start in range(0, len(texts), BATCH):
-            chunk = list(texts[start : start + BATCH])
+            chunk = [text[:MAX_CHARS] for text in texts[start : start + BATCH]]
             try:
                 encoded = self.tokenizer.encode_batch(chunk, add_special_tokens=False)
             except Exception as error:
