@@ -176,28 +176,38 @@ def add_semantic(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--embedding-url",
         metavar="URL",
-        help="the service's API root, e.g. http://localhost:11434/v1 (openai-compatible)",
+        help=(
+            "the service's API root, e.g. http://localhost:11434/v1 (openai-compatible; "
+            "default: none)"
+        ),
     )
     group.add_argument(
         "--embedding-model",
         metavar="NAME",
-        help="the service's model name (openai-compatible)",
+        help="the service's model name (openai-compatible; default: none)",
     )
     group.add_argument(
         "--embedding-model-dir",
         metavar="DIR",
         help=(
             "a local model directory instead of the packaged one: model.onnx and "
-            "tokenizer.json, or one .safetensors table and tokenizer.json (local)"
+            "tokenizer.json, or one .safetensors table and tokenizer.json (local; default: the "
+            "packaged static table)"
         ),
     )
     group.add_argument(
         "--embedding-api-key-env",
         metavar="VARIABLE",
-        help="the environment variable holding the service's API key, if it needs one",
+        help=(
+            "the environment variable holding the service's API key, if it needs one "
+            "(default: none, no key sent)"
+        ),
     )
     group.add_argument(
         "--yes",
         action="store_true",
-        help="agree to the disclosure of where text goes without being asked (scripts)",
+        help=(
+            "agree to the disclosure of where text goes without being asked (scripts; "
+            "default: ask on a terminal, refuse otherwise)"
+        ),
     )
