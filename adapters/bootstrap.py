@@ -23,7 +23,7 @@ import punq
 from chat_recall.adapters import engines
 from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.sqlite import setup, vector_tables
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite.database import SqliteDatabase, missing_database
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo, SqliteMessageRepoOpener
@@ -34,6 +34,7 @@ from chat_recall.application.deferred import Deferred
 from chat_recall.application.health import IndexHealth
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.list_chats import ListChats
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolRegistry, ToolSettings
 from chat_recall.application.tools.search_chats import SearchChats
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from chat_recall.adapters.memory.database import InMemoryDatabase
     from chat_recall.adapters.semantic import Semantic
     from chat_recall.application.embedding import Embedding
+    from chat_recall.application.importing import ImportTarget
     from chat_recall.application.indexer import Indexer, IndexerSettings
 
 Overrides = Mapping[Any, object]
@@ -68,7 +70,7 @@ Overrides = Mapping[Any, object]
 
 # The tools a facade offers, in the order they are listed to the model. A new tool is
 # one module implementing `application.tools.tool.Tool` plus one entry here.
-TOOLS: tuple[type[Tool], ...] = (SearchChats, ReadChat)
+TOOLS: tuple[type[Tool], ...] = (SearchChats, ReadChat, ListChats)
 
 
 def _with_card_rules(policy: MarkupPolicy, tools: ToolSettings) -> MarkupPolicy:
@@ -141,17 +143,22 @@ def _indexer(
     )
 
 
+def _no_imports() -> ImportTarget:
+    raise IndexUnavailable("this storage adapter has no import target")
+
+
 def _finish(
     container: punq.Container,
     settings: IndexerSettings | None,
     overrides: Overrides,
+    imports: Callable[[], ImportTarget] = _no_imports,
     *,
     vectors: bool = True,
     embedding: Deferred[Embedding] | None = None,
 ) -> ChatRecall:
     """The facade over the container's services; the indexer, unit of work, host
-    writer and audit are resolved on first use (`Deferred`), so a process that only
-    calls the tools never imports them."""
+    writer, audit and import target are resolved on first use (`Deferred`), so a
+    process that only calls the tools never imports them."""
     for service, instance in overrides.items():
         container.register(service, instance=instance)
     resolve = container.resolve
@@ -172,6 +179,7 @@ def _finish(
         host=Deferred(lambda: resolve(HostWriter), lock=building),
         audit=Deferred(lambda: resolve(IndexAudit), lock=building),
         vectors=Deferred(lambda: resolve(VectorStore), lock=building) if vectors else None,
+        imports=Deferred(imports, lock=building),
     )
     if closes_embedder:
         recall.on_close(resolve(Embedder).close)
@@ -253,6 +261,15 @@ def _sqlite_audit() -> type[Any]:
     return SqliteIndexAudit
 
 
+def _sqlite_imports(database: SqliteDatabase) -> Callable[[], ImportTarget]:
+    def build() -> ImportTarget:
+        from chat_recall.adapters.sqlite.import_target import sqlite_import_target
+
+        return sqlite_import_target(database)
+
+    return build
+
+
 def sqlite(
     target: str | Path | sqlite3.Connection,
     *,
@@ -295,6 +312,8 @@ def sqlite(
     index; None uses the choice recorded (off when none was): see `adapters/semantic.py`.
     """
     analysis = analysis or TextAnalysis.default()
+    if isinstance(target, str | Path) and not create_host_schema and not Path(target).exists():
+        raise missing_database(Path(target))
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
     if create_host_schema:
         setup.create_reference_schema(database)
@@ -334,7 +353,9 @@ def sqlite(
     with database.reading() as connection:
         recorded = vector_tables.recorded_settings(connection)
     embedding = _wire_semantic(container, semantic, recorded, writable=install and not read_only)
-    recall = _finish(container, settings, overrides or {}, embedding=embedding)
+    recall = _finish(
+        container, settings, overrides or {}, _sqlite_imports(database), embedding=embedding
+    )
     recall.on_close(database.close)
     if closer is not None:
         recall.on_close(closer)
@@ -410,7 +431,13 @@ def postgres(
     settings = settings or IndexerSettings(sizing=sizing)
     recorded = container.resolve(VectorStore).semantic_settings()
     embedding = _wire_semantic(container, semantic, recorded, writable=install)
-    recall = _finish(container, settings, overrides or {}, embedding=embedding)
+
+    def imports() -> ImportTarget:
+        from chat_recall.adapters.postgres.import_target import postgres_import_target
+
+        return postgres_import_target(database)
+
+    recall = _finish(container, settings, overrides or {}, imports, embedding=embedding)
     recall.on_close(database.close)
     return recall
 
@@ -484,7 +511,13 @@ def in_memory(
     container.register(VectorStore, InMemoryVectorStore, scope=punq.Scope.singleton)
     recorded = database.meta.get("semantic_settings")
     embedding = _wire_semantic(container, semantic, recorded, writable=True)
-    return _finish(container, settings, overrides or {}, embedding=embedding)
+
+    def imports() -> ImportTarget:
+        from chat_recall.adapters.memory.import_target import InMemoryImportTarget
+
+        return InMemoryImportTarget(database)
+
+    return _finish(container, settings, overrides or {}, imports, embedding=embedding)
 
 
 def custom(

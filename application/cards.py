@@ -1,7 +1,8 @@
 """The completed tool cards a host shows in the chat, built with lxml so that no title
 or message text can break or spoof the markup. Tag names follow the host's prefix
-(default `dyad-`): `<dyad-search-chats>` and `<dyad-read-chat>`, which the default
-projection policy drops entirely, so a stored card never becomes searchable."""
+(default `dyad-`): `<dyad-search-chats>`, `<dyad-read-chat>` and `<dyad-list-chats>`,
+which the projection drops entirely (the default policy, and every tool's card under
+the host's prefix by the bootstrap), so a stored card never becomes searchable."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 
 import attrs
 from lxml import etree
+
+from chat_recall.domain.wording import counted
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -96,7 +99,7 @@ class CardBuilder:
                 "title": payload["chat"]["title"] or "Untitled chat",
                 "range": (
                     f"{span['first_created_at']} – {span['last_created_at']} "
-                    f"({span['count']} messages)"
+                    f"({counted(span['count'], 'message')})"
                     if span["count"]
                     else "no messages"
                 ),
@@ -114,6 +117,38 @@ class CardBuilder:
                         "created-at": message["created_at"],
                     },
                     message["text"],
+                )
+            )
+        return _serialise(root)
+
+    def list_chats(self, tag: str, arguments: Mapping[str, Any], payload: Any) -> str:
+        error = payload.get("error")
+        chats = payload.get("chats", [])
+        window = payload.get("window") or {}
+        root = _element(
+            f"{self.prefix}{tag}",
+            {
+                "order": payload.get("order", arguments.get("order")),
+                "after": window.get("after"),
+                "before": window.get("before"),
+                "result-count": len(chats),
+                "has-more": "true" if payload.get("has_more") else None,
+                "state": "error" if error else "finished",
+                "error-kind": error["kind"] if error else None,
+            },
+        )
+        for chat in chats:
+            root.append(
+                _element(
+                    "chat",
+                    {
+                        "chat-id": chat["chat_id"],
+                        "title": chat["title"] or "Untitled chat",
+                        "first-message-at": chat["first_message_at"],
+                        "last-message-at": chat["last_message_at"],
+                        "message-count": chat["message_count"],
+                    },
+                    chat["first_user_message"],
                 )
             )
         return _serialise(root)

@@ -14,6 +14,7 @@ from chat_recall.application.health import IndexHealth
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.tools.context import AgentMode, CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
+from chat_recall.application.tools.list_chats import ListChats
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
 from chat_recall.application.tools.search_chats import SearchChats, index_state
@@ -33,6 +34,7 @@ from chat_recall.domain.ports import (
 from chat_recall.domain.projection import MarkupPolicy
 
 if TYPE_CHECKING:
+    from chat_recall.application.importing import ImportTarget
     from chat_recall.application.indexer import Indexer
 
 
@@ -57,9 +59,10 @@ class IndexStatus:
 
 @attrs.define
 class ChatRecall:
-    """The facade: the tools (`tools`, `call_tool`, `search_chats`, `read_chat` and
-    their async twins), the indexer (`start`, `stop`, `indexer.notify()`), `status`,
-    and the ports for hosts and tests that need them (`host` writes history).
+    """The facade: the tools (`tools`, `call_tool`, `search_chats`, `read_chat`,
+    `list_chats` and their async twins), the indexer (`start`, `stop`,
+    `indexer.notify()`), `status`, and the ports for hosts and tests that need them
+    (`host` writes history).
 
     The indexer, the unit of work, the host writer and the audit are built on first
     use (`Deferred`): a process that only calls the tools never loads them."""
@@ -79,6 +82,7 @@ class ChatRecall:
     _unit_of_work: Deferred[IndexUnitOfWork]
     _host: Deferred[HostWriter]
     _audit: Deferred[IndexAudit]
+    _imports: Deferred[ImportTarget]
     # The vectors beside the index (`VectorStore`); None for a storage without them.
     _vectors: Deferred[VectorStore] | None = None
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
@@ -106,6 +110,13 @@ class ChatRecall:
         if self._vectors is None:
             raise IndexUnavailable("this storage adapter keeps no vectors")
         return self._vectors.get()
+
+    @property
+    def imports(self) -> ImportTarget:
+        """Where imported history is written (`application.importing`), with the links
+        that make a re-import an update; IndexUnavailable where the storage adapter
+        has none (a `custom` one)."""
+        return self._imports.get()
 
     def tools(self, mode: AgentMode = AgentMode.AGENT) -> list[ToolDefinition]:
         """The tool definitions to offer the model in `mode` (consent `never` hides one);
@@ -139,6 +150,14 @@ class ChatRecall:
 
     async def read_chat_async(self, context: CallContext, arguments: object) -> str:
         outcome = await self.call_tool_async(ReadChat.definition.name, context, arguments)
+        return outcome.output
+
+    def list_chats(self, context: CallContext, arguments: object) -> str:
+        """The list_chats tool: JSON text exactly as the agent receives it."""
+        return self.call_tool(ListChats.definition.name, context, arguments).output
+
+    async def list_chats_async(self, context: CallContext, arguments: object) -> str:
+        outcome = await self.call_tool_async(ListChats.definition.name, context, arguments)
         return outcome.output
 
     def status(self, app_id: AppId, current_chat_id: ChatId | None = None) -> IndexStatus:

@@ -19,6 +19,8 @@ except ImportError:  # Windows
 
 import attrs
 
+from chat_recall.domain.wording import counted
+
 # Transactions longer than these are counted (25 ms: one indexer batch's budget).
 LONG_MS = (25, 50, 100)
 # Transactions longer than this are kept with their time (the first SLOW_KEPT of them).
@@ -89,7 +91,8 @@ class WriteLockStats:
             f"{count} over {ms} ms" for count, ms in zip(self.over, LONG_MS, strict=True)
         )
         return (
-            f"held {self.total_seconds * 1000:.1f} ms in {self.transactions} transactions, "
+            f"held {self.total_seconds * 1000:.1f} ms in "
+            f"{counted(self.transactions, 'transaction')}, "
             f"longest {self.longest_seconds * 1000:.1f} ms{where}; {over}"
         )
 
@@ -139,8 +142,8 @@ def _thread_switches() -> tuple[int, int]:
 def _caller() -> str:
     """The innermost chat-recall function outside the database plumbing that opened
     the write. Walks the frames without reading source lines (`traceback` reads them
-    for every frame: ~2% of a backfill's time, as every indexer batch holds the lock
-    longer than KEPT_OVER_MS)."""
+    for every frame, a visible share of a backfill's time, docs/results.md, as every
+    indexer batch holds the lock longer than KEPT_OVER_MS)."""
     # Generic openers: the function that called them says what the write was for.
     skipped = {"__enter__", "__exit__", "transaction", "write", "_writing_around_damage"}
     plumbing = ("database.py", "write_lock.py")

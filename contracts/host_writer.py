@@ -14,7 +14,7 @@ from chat_recall.contracts.fixtures import (
     HarnessLifecycle,
 )
 from chat_recall.contracts.harness import StorageHarness
-from chat_recall.domain.errors import ChatRecallError, NotFound
+from chat_recall.domain.errors import ChatRecallError, InvalidArguments, NotFound
 from chat_recall.domain.model import ChatId, MessageId
 
 
@@ -98,3 +98,17 @@ class HostWriterContract(HarnessLifecycle):
         recall.host.delete_chat(MISSING_CHAT)
         assert recall.dirty.backlog().is_empty
         assert [m.content for m in recall.repo.page(APP, chat_id, 0, 10).messages] == ["x"]
+
+    def test_a_role_may_be_given_as_its_value(self, harness: StorageHarness) -> None:
+        """`add_message(chat, "user", ...)`, as hosts write it; an unknown role is an
+        argument error that names the roles there are, and writes nothing."""
+        recall = harness.recall()
+        chat_id = recall.host.create_chat(APP, "Roles", 1_700_000_000)
+        recall.host.add_message(chat_id, "user", "asked", 1_700_000_060)
+        recall.host.add_message(chat_id, "assistant", "answered", 1_700_000_120)
+        roles = [m.role for m in recall.repo.page(APP, chat_id, 0, 10).messages]
+        assert roles == [USER, ASSISTANT]
+        for wrong in ("User", "bot", ""):
+            with pytest.raises(InvalidArguments, match="'user' or 'assistant'"):
+                recall.host.add_message(chat_id, wrong, "never written", 1_700_000_180)
+        assert len(recall.repo.page(APP, chat_id, 0, 10).messages) == 2

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import sqlite3
 
+import attrs
+
 from chat_recall.contracts.fixtures import (
     APP,
     ASSISTANT,
@@ -19,8 +21,9 @@ from chat_recall.contracts.harness import StorageHarness
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, IndexStats, MessageId
-from chat_recall.domain.query import MatchQuery, ScopedQuery
+from chat_recall.domain.query import MatchQuery, ScopedQuery, VocabularyProbe
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
+from chat_recall.domain.time_window import TimeWindow
 
 
 def search_ids(
@@ -90,6 +93,23 @@ class IndexStoreContract(HarnessLifecycle):
             seed_chat(recall.host, APP, f"new {index}", [(USER, "the decision again")], 5000)
         recall.indexer.run_until_idle()
         assert search_ids(harness, "zanzibar", "decision", window=5)[0] == old
+
+    def test_a_time_window_is_applied_before_the_best_are_chosen(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        _, (weak,) = seed_chat(recall.host, APP, "old", [(USER, "one deploy note")], 99)
+        _, (edge,) = seed_chat(recall.host, APP, "edge", [(USER, "deploy at the edge")], 199)
+        current, (mine,) = seed_chat(recall.host, APP, "now", [(USER, "deploy here")], 150)
+        for index in range(6):  # stronger matches, outside the window
+            seed_chat(recall.host, APP, f"new {index}", [(USER, "deploy deploy deploy")], 500)
+        recall.indexer.run_until_idle()
+        window = TimeWindow(100, 200)  # the messages are written at 100, 151 and 200
+        assert search_ids(harness, "deploy", window=2, within=window) == [mine, weak]
+        assert search_ids(harness, "deploy", within=window, exclude_chat_id=current) == [weak]
+        assert set(search_ids(harness, "deploy", within=TimeWindow(101, 201))) == {edge, mine}
+        assert search_ids(harness, "deploy", within=TimeWindow(None, 100)) == []
+        assert len(search_ids(harness, "deploy", within=TimeWindow(500, None))) == 6
 
     def test_deleted_messages_and_chats_vanish_before_the_indexer_runs(
         self, harness: StorageHarness
@@ -273,3 +293,66 @@ class IndexStoreContract(HarnessLifecycle):
         after = recall.index.search(ScopedQuery(MatchQuery.of_words("merge"), APP))
         assert after == before
         assert len(after) == 12
+
+    def test_excluded_phrases_and_terms_leave_documents_out_inside_the_window(
+        self, harness: StorageHarness
+    ) -> None:
+        """`-word` in a query: what holds an excluded word is left out inside the
+        storage query, so the window fills with the other matches."""
+        recall = harness.recall()
+        seed_chat(recall.host, APP, "a", [(USER, "deploy to staging, deploy again")] * 5)
+        seed_chat(recall.host, APP, "b", [(USER, "the staging deploy box")])
+        _, (wanted,) = seed_chat(recall.host, APP, "c", [(USER, "deploy to production")])
+        recall.indexer.run_until_idle()
+        analysis = recall.index.analysis
+
+        def found(match: MatchQuery) -> list[MessageId]:
+            query = ScopedQuery(match, APP, window=1)
+            return [candidate.message_id for candidate in recall.index.search(query)]
+
+        deploy = MatchQuery.of_words("deploy")
+        assert found(attrs.evolve(deploy, excluded=(("staging",),))) == [wanted]
+        assert found(attrs.evolve(deploy, excluded_terms=(analysis.term("staging"),))) == [wanted]
+        phrase = attrs.evolve(deploy, excluded=(("staging", "deploy"),))  # only `b` holds it
+        assert len(found(attrs.evolve(phrase, terms=()))) == 1
+        assert found(attrs.evolve(deploy, excluded=(("deploy",),))) == []
+
+    def test_a_vocabulary_term_finds_its_documents_as_it_is(self, harness: StorageHarness) -> None:
+        """A term from `vocabulary` (what `prefix*` expands to) matches as the index
+        holds it, whatever the engine does to a query's tokens: with stemming,
+        `database` is indexed as `databas`, which Porter itself would stem to `databa`."""
+        recall = harness.recall()
+        _, (database,) = seed_chat(recall.host, APP, "a", [(USER, "the database migration")])
+        seed_chat(recall.host, APP, "b", [(USER, "a databa and a databas")])
+        recall.indexer.run_until_idle()
+        term = recall.index.analysis.term("database")
+        query = ScopedQuery(MatchQuery((), terms=(term,)), APP)
+        found = [candidate.message_id for candidate in recall.index.search(query)]
+        if term == recall.index.analysis.term("databas"):  # stemmed: `databas` is one too
+            assert len(found) == 2
+        else:
+            assert found == [database]
+
+    def test_vocabulary_holds_the_apps_own_terms_and_their_documents(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        seed_chat(recall.host, APP, "a", [(USER, "session storage"), (USER, "sessions expire")])
+        seed_chat(recall.host, APP, "b", [(USER, "a zebra crossing")])
+        seed_chat(recall.host, OTHER_APP, "c", [(USER, "sessionless zebra quagga")])
+        recall.indexer.run_until_idle()
+        term = recall.index.analysis.term
+
+        def vocabulary(app_id: AppId, *terms: str, prefix: str = "", limit: int = 10) -> dict:  # type: ignore[type-arg]
+            probe = VocabularyProbe(app_id, tuple(terms), prefix, limit)
+            found = recall.index.vocabulary(probe)
+            assert [t.term for t in found] == sorted(t.term for t in found)
+            return {t.term: t.documents for t in found}
+
+        exact = vocabulary(APP, term("session"), term("zebra"), term("quagga"), "nothere")
+        assert exact == {term("session"): 2, term("zebra"): 1}
+        assert term("sessionless") not in vocabulary(APP, prefix="sess")  # another app's
+        assert vocabulary(APP, prefix="sess") == {term("session"): 2}
+        assert vocabulary(OTHER_APP, prefix="sess") == {term("sessionless"): 1}
+        assert len(vocabulary(APP, prefix="s", limit=1)) == 1
+        assert vocabulary(EMPTY_APP, term("zebra"), prefix="ze") == {}

@@ -1,5 +1,6 @@
-"""`ToolsNeverWriteContract`: search_chats and read_chat (and their failures) leave the
-adapter's storage exactly as they found it, even with indexing work pending."""
+"""`ToolsNeverWriteContract`: search_chats, read_chat and list_chats (and their
+failures) leave the adapter's storage exactly as they found it, even with indexing work
+pending."""
 
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ class ToolsNeverWriteContract(HarnessLifecycle):
             ("read_chat", {"chat_id": current}),
             ("read_chat", {"chat_id": MISSING_CHAT}),
             ("read_chat", {"chat_id": chat_id, "before": 2}),
+            ("list_chats", {"include_current": True}),
+            ("list_chats", {"after": "1970-01-01T00:10:00Z", "order": "oldest", "limit": 1}),
+            ("list_chats", {"after": "last week"}),
             ("no_such_tool", {}),
         ]
         context = CallContext(APP, current, in_flight)
@@ -63,6 +67,9 @@ class ToolsNeverWriteContract(HarnessLifecycle):
             False,
             False,
             True,
+            True,
+            False,
+            False,
             True,
             True,
         ]

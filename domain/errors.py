@@ -33,6 +33,19 @@ class IndexUnavailable(ChatRecallError):
     kind = "index_unavailable"
 
 
+class StorageUnavailable(IndexUnavailable):
+    """The database cannot be opened where it was said to be: no file there, a
+    directory that does not exist, a file that is no database or cannot be read. The
+    message names the path and the fix; `path` and `fix` hold them apart."""
+
+    kind = "storage_unavailable"
+
+    def __init__(self, path: str, problem: str, fix: str) -> None:
+        super().__init__(f"{problem} ({fix})" if fix else problem)
+        self.path = path
+        self.fix = fix
+
+
 class SchemaMismatch(ChatRecallError):
     """The host schema mapping does not fit the database; the message names the
     missing table or column."""

@@ -17,9 +17,26 @@ class Role(enum.Enum):
     def values(cls) -> tuple[str, ...]:
         return tuple(role.value for role in cls)
 
+    @classmethod
+    def of(cls, role: Role | str) -> Role:
+        """A role given as the enum or as its value (`"user"`, `"assistant"`), as a host
+        writes it; anything else is InvalidArguments naming the roles there are."""
+        if isinstance(role, Role):
+            return role
+        found = ROLE_OF_VALUE.get(role) if isinstance(role, str) else None
+        if found is None:
+            from chat_recall.domain.errors import InvalidArguments
+
+            raise InvalidArguments(
+                f"unknown role {role!r}: a message's role is "
+                + " or ".join(repr(value) for value in cls.values())
+                + " (or chat_recall.Role.USER, Role.ASSISTANT)"
+            )
+        return found
+
 
 # A role from its stored value by one lookup: `Role(value)` goes through the enum's
-# machinery (~1 us), which adapters reading rows pay for every message of a backfill.
+# machinery, which adapters reading rows would pay for every message of a backfill.
 ROLE_OF_VALUE: dict[str, Role] = {role.value: role for role in Role}
 
 

@@ -11,6 +11,7 @@ from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from chat_recall.domain.listing import ChatListQuery, ChatPage
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -31,7 +32,7 @@ from chat_recall.domain.model import (
     QuarantinedRow,
     SourceRow,
 )
-from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.semantic import (
     EmbeddingModel,
     EmbedTask,
@@ -66,13 +67,16 @@ class HostWriter(Protocol):
     def add_message(
         self,
         chat_id: ChatId,
-        role: Role,
+        role: Role | str,
         content: str,
         created_at: int,
         *,
         is_compaction_summary: bool = False,
         message_id: MessageId | None = None,
-    ) -> MessageId: ...
+    ) -> MessageId:
+        """A new message; `role` is the enum or its value (`"user"`, `"assistant"`),
+        anything else InvalidArguments."""
+        ...
 
     def update_message(self, message_id: MessageId, content: str) -> None: ...
 
@@ -139,6 +143,20 @@ class MessageRepo(Protocol):
 
     def last_message_at(self, app_id: AppId, chat_ids: Sequence[ChatId]) -> dict[ChatId, int]:
         """The newest message time of each chat, in one set-based query."""
+        ...
+
+    def list_chats(self, query: ChatListQuery) -> ChatPage:
+        """One page of the app's chats by time (list_chats), read in one snapshot.
+
+        A chat's activity is the span of its messages of the known roles whose time is
+        readable (the newest and oldest of each stored kind of time are read, as
+        `last_message_at` reads them). Listed: chats of `query.app_id` (enforced inside
+        the storage query) with such a message, other than `query.exclude_chat_id`,
+        chosen and ordered by `domain.listing.select_page` (window, order, cursor,
+        limit), so every adapter lists the same page for the same data. Each carries
+        its chat, first and last times, the number of its messages of the known roles,
+        and its first user message in chat order (as `page` reads it; None when it has
+        none). A deleted chat or message is gone from the next listing."""
         ...
 
 
@@ -273,11 +291,25 @@ class IndexStore(Protocol):
 
     def search(self, query: ScopedQuery) -> list[Candidate]:
         """The best `query.window` visible candidates of one app by score (higher is
-        better), then message id; the excluded chat left out inside the storage query."""
+        better), then message id; the excluded chat, and messages written outside
+        `query.within`, left out inside the storage query (before the best are chosen:
+        an old match is found however many newer ones there are)."""
         ...
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
         """The indexed title and body of visible documents of one app."""
+        ...
+
+    def vocabulary(self, probe: VocabularyProbe) -> list[TermCount]:
+        """Terms of `probe.app_id`'s own index, never another app's, sorted by term:
+        each of `probe.terms` it holds, and up to `probe.limit` of those that begin
+        with `probe.prefix` (which ones, when more do, is the engine's choice), each
+        with how many of the app's documents hold it. Terms are the index analysis's
+        (`MatchQuery.terms` takes them as they are). Bounded work: lookups and one scan
+        of a prefix's terms, never the whole vocabulary. Counts rank terms by how
+        common they are and may include documents the host deleted that maintenance
+        has not reclaimed yet: a term is shown only once `search` finds it in a visible
+        document."""
         ...
 
     def document_ids(self, app_id: AppId) -> list[MessageId]:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import chat_recall
 from chat_recall import CallContext, Role
 
@@ -36,6 +38,33 @@ def test_every_public_name_resolves_and_the_three_lists_agree() -> None:
     for name in chat_recall.__all__:
         assert getattr(chat_recall, name) is not None
     assert chat_recall.sqlite.__module__ == "chat_recall.adapters.bootstrap"
+
+
+def test_a_missing_or_unreachable_database_is_an_error_naming_its_path(tmp_path: Path) -> None:
+    """Issue 37: a traceback ending in "unable to open database file", without the
+    path; a typed error now, with the path and the fix, and no file created."""
+    missing = tmp_path / "app.db"
+    with pytest.raises(chat_recall.StorageUnavailable, match="no database at") as raised:
+        chat_recall.sqlite(missing)
+    assert raised.value.path == str(missing)
+    assert str(missing) in str(raised.value)
+    assert "create_host_schema=True" in raised.value.fix
+    assert isinstance(raised.value, chat_recall.IndexUnavailable)  # what hosts caught
+    nowhere = tmp_path / "no" / "such" / "app.db"
+    with pytest.raises(chat_recall.StorageUnavailable) as raised:
+        chat_recall.sqlite(nowhere, create_host_schema=True)
+    assert f"the directory {nowhere.parent} does not exist" in str(raised.value)
+    assert str(nowhere) in str(raised.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_add_message_takes_a_role_as_a_string_or_the_enum() -> None:
+    with chat_recall.in_memory() as recall:
+        chat_id = recall.host.create_chat(1, "Auth", created_at=1_700_000_000)
+        recall.host.add_message(chat_id, "user", "sessions or JWT?", 1_700_000_060)
+        recall.host.add_message(chat_id, Role.ASSISTANT, "sessions", 1_700_000_120)
+        with pytest.raises(chat_recall.InvalidArguments, match="'user' or 'assistant'"):
+            recall.host.add_message(chat_id, "human", "x", 1_700_000_180)
 
 
 def test_version_comes_from_the_package_metadata() -> None:

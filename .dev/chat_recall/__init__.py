@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         StorageDamaged,
         StorageError,
         StorageReadOnly,
+        StorageUnavailable,
     )
     from chat_recall.domain.messages import Role
     from chat_recall.domain.model import AppId, ChatId, MessageId
@@ -95,6 +96,7 @@ _EXPORTS: dict[str, str] = {
     "StorageDamaged": "chat_recall.domain.errors",
     "StorageError": "chat_recall.domain.errors",
     "StorageReadOnly": "chat_recall.domain.errors",
+    "StorageUnavailable": "chat_recall.domain.errors",
     "Role": "chat_recall.domain.messages",
     "AppId": "chat_recall.domain.model",
     "ChatId": "chat_recall.domain.model",
@@ -146,6 +148,7 @@ __all__ = [
     "StorageDamaged",
     "StorageError",
     "StorageReadOnly",
+    "StorageUnavailable",
     "TagClass",
     "TagRule",
     "Telemetry",

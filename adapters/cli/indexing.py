@@ -12,6 +12,7 @@ import attrs
 
 from chat_recall.adapters.cli.progress import Reporter
 from chat_recall.application.service import ChatRecall
+from chat_recall.domain.wording import counted
 
 RECOUNT_SECONDS = 1.0
 
@@ -68,7 +69,7 @@ def drain(
                 pending, since_count, counted_at = backlog.messages, 0, now
             done = indexed + deleted
             estimate = max(pending - since_count, 0)
-            note = f"{done:,} messages"
+            note = counted(done, "message")
             if embedded:
                 note += f", {embedded:,} embedded"
             if report.waiting_for is not None:
@@ -93,8 +94,7 @@ def drain(
 def summary(report: DrainReport, verb: str = "indexed") -> str:
     if report.nothing_to_do:
         return "nothing to index: the index is up to date"
-    plural = "" if report.indexed == 1 else "s"
-    parts = [f"{verb} {report.indexed:,} message{plural}"]
+    parts = [f"{verb} {counted(report.indexed, 'message')}"]
     if report.deleted:
         parts.append(
             f"{report.deleted:,} left out (no searchable text, another role or no chat: see status)"
@@ -107,8 +107,8 @@ def summary(report: DrainReport, verb: str = "indexed") -> str:
     )
     if report.planned_apart:
         line += (
-            f"; {report.planned_apart:,} of {report.batches:,} batches planned by a "
-            "planning process"
+            f"; {report.planned_apart:,} of {counted(report.batches, 'batch', 'batches')} "
+            "planned by a planning process"
         )
     if report.embedded:
         line += f"; {report.embedded:,} messages embedded for semantic search"

@@ -5,7 +5,8 @@ argparse and nothing of chat-recall; a command's module (its flags and its work)
 imported only when that command is the one being run, and `--version` reads the
 package metadata only when asked. The cyclic garbage collector is off while a short
 command starts and runs (imports allocate a great deal and free almost nothing: it cost
-about 15% of a search's CPU time); long-running commands switch it back on. `program`
+a search a good share of its CPU time, docs/results.md); long-running commands switch it
+back on. `program`
 is the process's entry point: `main`, then a cheap exit.
 """
 
@@ -31,7 +32,10 @@ COMMANDS = (
     Command("install", "add the index to an existing host database", "install"),
     Command("uninstall", "remove the index and its triggers (host rows untouched)", "uninstall"),
     Command(
-        "import", "import chats and messages from JSON Lines (a file or -)", "import_lines", True
+        "import",
+        "import history: ChatGPT, Claude and Claude Code exports, or JSON Lines",
+        "import_history",
+        True,
     ),
     Command("index", "index what is pending, with progress", "index", True),
     Command("repair", "restore drifted triggers and app registry rows in place", "repair"),
@@ -39,13 +43,15 @@ COMMANDS = (
     Command("status", "backlog, versions, apps and index integrity", "status"),
     Command("search", "run search_chats: find earlier chats about something", "search"),
     Command("read", "run read_chat: read part of one chat", "read"),
-    Command("mcp", "serve both tools to an MCP client over stdio", "mcp", True),
+    Command("list", "run list_chats: list the chats by time", "list"),
+    Command("mcp", "serve the tools to an MCP client over stdio", "mcp", True),
+    Command("serve", "a search page for people on a local address (web extra)", "serve", True),
     Command("demo", "index a sample history in a temporary database and search it", "demo", True),
 )
 
 EPILOG = (
     "Exit codes: 0 ok, 1 failed, 2 usage error, 3 the tool answered with an error "
-    "(search, read), 4 status found problems. Environment: CHAT_RECALL_DB, "
+    "(search, read, list), 4 status found problems. Environment: CHAT_RECALL_DB, "
     "CHAT_RECALL_SCHEMA and CHAT_RECALL_APP stand in for --db, --schema and --app."
 )
 
@@ -71,7 +77,8 @@ def build_parser(selected: str | None = None, *, alone: bool = False) -> argpars
     """The parser; only the `selected` command gets its flags (they may import more).
     With `alone`, the other commands get no parser at all: for a command line that
     starts with the selected command, where the top-level parser has nothing of its own
-    to print (building the eleven others cost a search about 18 M instructions)."""
+    to print (building the eleven others was a measurable part of a search's start-up,
+    docs/results.md)."""
     parser = argparse.ArgumentParser(
         prog="chat-recall",
         description="Recall what was said in an app's earlier chats.",
@@ -93,7 +100,8 @@ def build_parser(selected: str | None = None, *, alone: bool = False) -> argpars
         if command.name == selected:
             module = _module(command)
             module.arguments(sub)  # type: ignore[attr-defined]
-            sub.set_defaults(run=module.run)  # type: ignore[attr-defined]
+            # the command's own parser names its usage when a flag is unknown (`main`)
+            sub.set_defaults(run=module.run, usage_parser=sub)  # type: ignore[attr-defined]
     return parser
 
 
@@ -112,7 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         selected = _selected(argv)
         alone = bool(argv) and argv[0] == selected and selected in {c.name for c in COMMANDS}
-        arguments = build_parser(selected, alone=alone).parse_args(argv)
+        parser = build_parser(selected, alone=alone)
+        arguments, unknown = parser.parse_known_args(argv)
+        if unknown:  # said with the command's usage, not the program's
+            usage = getattr(arguments, "usage_parser", parser)
+            usage.error(f"unrecognized arguments: {' '.join(unknown)}")
         from chat_recall.adapters.cli.errors import run
 
         if collecting and any(c.long_running for c in COMMANDS if c.name == selected):
@@ -127,8 +139,8 @@ def program() -> NoReturn:
     """The `chat-recall` program (and `python -m chat_recall`): `main` with the process's
     arguments, then exit. What is left at exit is frozen first (`gc.freeze`), so the
     interpreter's final garbage collections skip what every command loads and keeps
-    (modules, classes, compiled code): about a sixteenth of a short command's
-    instructions. Exit is otherwise unchanged: output is flushed, atexit handlers run."""
+    (modules, classes, compiled code), a share of a short command's instructions
+    (docs/results.md). Exit is otherwise unchanged: output is flushed, atexit handlers run."""
     code = main()
     gc.freeze()
     sys.exit(code)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 from typing import Any
 
 DB_VARIABLE = "CHAT_RECALL_DB"
@@ -211,3 +212,23 @@ def add_semantic(parser: argparse.ArgumentParser) -> None:
             "default: ask on a terminal, refuse otherwise)"
         ),
     )
+
+
+def command_line(arguments: argparse.Namespace, command: str) -> str:
+    """`chat-recall COMMAND` with the scope flags this run was given (`--db`, `--schema`,
+    `--app`, `--current-chat`, `--current-message`), shell-quoted, and none that came
+    from the environment (which a pasted command has too): the start of a hint one can
+    paste."""
+    parts = ["chat-recall", command]
+    for flag, name, variable in (
+        ("--db", "db", DB_VARIABLE),
+        ("--schema", "schema", SCHEMA_VARIABLE),
+        ("--app", "app", APP_VARIABLE),
+        ("--current-chat", "current_chat", None),
+        ("--current-message", "current_message", None),
+    ):
+        value = getattr(arguments, name, None)
+        if value is None or (variable and str(value) == _from_environment(variable)):
+            continue
+        parts += [flag, shlex.quote(str(value))]
+    return " ".join(parts)

@@ -8,6 +8,7 @@ import attrs
 
 from chat_recall.adapters.memory.database import InMemoryDatabase
 from chat_recall.domain.model import AppId, Finding
+from chat_recall.domain.wording import counted
 
 
 @attrs.define
@@ -39,7 +40,8 @@ class InMemoryIndexAudit:
                             Finding(
                                 "integrity",
                                 f"app {app}",
-                                f"{len(table.rows)} index rows for {expected} documents",
+                                f"{counted(len(table.rows), 'index row')} for "
+                                f"{counted(expected, 'document')}",
                                 "rebuild",
                             )
                         )
@@ -54,7 +56,8 @@ class InMemoryIndexAudit:
                 for chat in chats:
                     db.mark_chat(chat)
                 done.append(
-                    f"app {app} has no index table: its {len(chats)} chats are queued to be indexed"
+                    f"app {app} has no index table: its {counted(len(chats), 'chat')} "
+                    f"{'is' if len(chats) == 1 else 'are'} queued to be indexed"
                 )
         return done
 

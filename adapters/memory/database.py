@@ -127,6 +127,9 @@ class InMemoryDatabase:
     vector_model: str | None = None
     vector_model_key: int = 0
     vector_queue_after: MessageId | None = None  # queueing after a model change
+    # What imports wrote (`InMemoryImportTarget`): (kind, format, source id) -> (host id,
+    # fingerprint), as the SQL engines' links table holds it.
+    import_links: dict[tuple[str, str, str], tuple[int, str | None]] = attrs.field(factory=dict)
     # How the stored created_at values are read (as `HostSchema.timestamps` for SQLite).
     timestamps: TimestampFormat = TimestampFormat.AUTO
     _seq: int = 0
@@ -232,7 +235,7 @@ class InMemoryHostStore:
     def add_message(
         self,
         chat_id: ChatId,
-        role: Role,
+        role: Role | str,
         content: str,
         created_at: int,
         *,
@@ -251,7 +254,7 @@ class InMemoryHostStore:
             message = MessageRow(
                 new_id,
                 chat_id,
-                role.value,
+                Role.of(role).value,
                 content,
                 created_at,
                 is_compaction_summary,

@@ -12,12 +12,12 @@ IDF = log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, score negated (lower is be
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
 from chat_recall.domain.model import MessageId
-from chat_recall.domain.query import FieldWeights, Phrase
+from chat_recall.domain.query import FieldWeights, MatchQuery, Phrase
 from chat_recall.domain.text.analysis import TextAnalysis
 
 K1 = 1.2
@@ -88,19 +88,43 @@ class FtsTable:
             if count_phrase(row.title, phrase) or count_phrase(row.body, phrase):
                 yield rowid
 
+    def vocabulary(self, terms: tuple[str, ...], prefix: str, limit: int) -> dict[str, int]:
+        """As FTS5's `fts5vocab` table of type `row`: each term among `terms`, and the
+        first `limit` in term order that begin with `prefix`, with the rows holding it
+        (in any column, documents not yet reclaimed included)."""
+        found = {term: len(self.postings[term]) for term in terms if term in self.postings}
+        if prefix:
+            starting = sorted(term for term in self.postings if term.startswith(prefix))
+            found.update((term, len(self.postings[term])) for term in starting[:limit])
+        return found
+
+    def _analysed(self, phrases: tuple[Phrase, ...], terms: tuple[str, ...]) -> list[Phrase]:
+        """Query phrases and vocabulary terms as the table's terms. A term goes through
+        the token FTS5 is given for it (`TextAnalysis.token_for`), so a term FTS5 leaves
+        out is left out here too."""
+        analysed = [self.analysis.phrase(phrase) for phrase in phrases]
+        tokens = (self.analysis.token_for(term) for term in terms)
+        return analysed + [(self.analysis.term(token),) for token in tokens if token]
+
+    def _holds(self, row: FtsRow, phrases: list[Phrase]) -> bool:
+        return any(count_phrase(row.title, p) or count_phrase(row.body, p) for p in phrases)
+
     def ranked(
         self,
-        phrases: tuple[Phrase, ...],
+        match: MatchQuery,
         weights: FieldWeights,
         exclude_chat_ref: str | None,
         limit: int,
+        keep: Callable[[MessageId], bool] | None = None,
     ) -> list[tuple[float, MessageId]]:
-        """The best `limit` (bm25, rowid) pairs, ascending, for an OR of phrases in title
-        or body, rows whose chat_ref is excluded left out."""
+        """The best `limit` (bm25, rowid) pairs, ascending, for an OR of phrases and terms
+        in title or body, rows that hold an excluded one, whose chat_ref is excluded, or
+        that `keep` refuses, left out (excluded phrases never score, as in FTS5)."""
         n_row = len(self.rows)
+        phrases = tuple(self._analysed(match.phrases, match.terms))
         if not n_row or not phrases:
             return []
-        phrases = tuple(self.analysis.phrase(phrase) for phrase in phrases)
+        unwanted = self._analysed(match.excluded, match.excluded_terms)
         avgdl = self.total_tokens / n_row
         hits = [set(self._phrase_rows(phrase)) for phrase in phrases]
         idf = []
@@ -112,6 +136,10 @@ class FtsTable:
         for rowid in set().union(*hits):
             row = self.rows[rowid]
             if excluded_token is not None and count_phrase(row.chat_ref, excluded_token):
+                continue
+            if unwanted and self._holds(row, unwanted):
+                continue
+            if keep is not None and not keep(rowid):
                 continue
             length = float(row.size)
             score = 0.0

@@ -20,7 +20,7 @@ from chat_recall.domain.model import (
     Quarantine,
     QuarantinedRow,
 )
-from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.text.analysis import TextAnalysis
 
 ANALYSIS_KEY = "analysis"
@@ -164,7 +164,13 @@ class InMemoryIndexStore:
                 if meta.app_id == query.app_id and db.hidden(message_id, meta)
             )
             limit = query.window + min(hidden, HIDDEN_READ_PAST)
-            ranked = table.ranked(query.match.phrases, query.weights, exclude, limit)
+            within = query.within
+            keep = (
+                (lambda rowid: rowid in db.docs and within.holds(db.docs[rowid].created_at))
+                if within.bounded
+                else None
+            )
+            ranked = table.ranked(query.match, query.weights, exclude, limit, keep)
             candidates = []
             for score, rowid in ranked:  # FTS5's bm25 sign: lower is better
                 meta = db.docs.get(rowid)
@@ -174,6 +180,15 @@ class InMemoryIndexStore:
                 document = meta.document(rowid, row.title_text, row.body_text)
                 candidates.append(document.as_candidate(-score))
             return candidates[: query.window]
+
+    def vocabulary(self, probe: VocabularyProbe) -> list[TermCount]:
+        """As the FTS5 store: the app's own table's terms, as `fts5vocab` counts them."""
+        with self.database.lock:
+            table = self.database.fts.get(probe.app_id)
+            if table is None:
+                return []
+            found = table.vocabulary(probe.terms, probe.prefix, probe.limit)
+        return [TermCount(term, found[term]) for term in sorted(found)]
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
         db = self.database

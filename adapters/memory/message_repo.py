@@ -17,6 +17,13 @@ from chat_recall.domain.host_values import (
     readable_number_ranges,
     safe_unix_seconds,
 )
+from chat_recall.domain.listing import (
+    ChatActivity,
+    ChatListQuery,
+    ChatPage,
+    ChatSummary,
+    select_page,
+)
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -185,3 +192,64 @@ class InMemoryMessageRepo:
             if time is not None:
                 latest[chat_id] = max(time, latest.get(chat_id, time))
         return latest
+
+    def list_chats(self, query: ChatListQuery) -> ChatPage:
+        """As the SQLite adapter: the oldest and newest stored time of each kind (each
+        readable number range, and text) per chat, of which the readable ones span
+        its activity."""
+        db = self.database
+        ranges = readable_number_ranges(db.timestamps)
+        with db.lock:
+            rows: dict[ChatId, list[MessageRow]] = {
+                chat.id: [] for chat in db.chats.values() if chat.app_id == query.app_id
+            }
+            for message in db.messages.values():
+                if message.chat_id in rows and message.role in KNOWN_ROLES:
+                    rows[message.chat_id].append(message)
+            activities = []
+            for chat_id, messages in rows.items():
+                extremes: dict[int, list[MessageRow]] = {}
+                for message in messages:
+                    slot = _slot(message.created_at, ranges)
+                    if slot is not None:
+                        extremes.setdefault(slot, []).append(message)
+                times = [
+                    safe_unix_seconds(
+                        pick(found, key=MessageRow.order_key).created_at, db.timestamps
+                    )
+                    for found in extremes.values()
+                    for pick in (min, max)
+                ]
+                readable = [time for time in times if time is not None]
+                if readable:
+                    activities.append(ChatActivity(chat_id, min(readable), max(readable)))
+            picked, more = select_page(activities, query)
+            summaries = []
+            for activity in picked:
+                ordered = sorted(rows[activity.chat_id], key=MessageRow.order_key)
+                first_user = next((m for m in ordered if m.role == Role.USER.value), None)
+                chat = db.chats[activity.chat_id]
+                summaries.append(
+                    ChatSummary(
+                        Chat.from_host(
+                            chat.id, chat.app_id, chat.title, chat.created_at, db.timestamps
+                        ),
+                        activity.first_at,
+                        activity.last_at,
+                        len(ordered),
+                        None
+                        if first_user is None
+                        else _stored(first_user, db.timestamps, window=True),
+                    )
+                )
+        return ChatPage(tuple(summaries), more)
+
+
+def _slot(value: HostValue, ranges: tuple[tuple[int, int], ...]) -> int | None:
+    """Which kind of stored time a value is, as the SQL adapters probe them: the index
+    of its readable number range, `len(ranges)` for text, None for any other."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return next((i for i, (low, high) in enumerate(ranges) if low <= value <= high), None)
+    if isinstance(value, str | InvalidText):
+        return len(ranges)
+    return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import psycopg
@@ -32,10 +32,18 @@ from chat_recall.adapters.sqlite.admin import (
     StatusReport,
     UninstallReport,
 )
-from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.application.importing import (
+    ImportReport,
+    ImportTarget,
+    LinesReport,
+    OnConflict,
+)
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.schema_version import version_problem
+
+if TYPE_CHECKING:
+    from chat_recall.application.service import ChatRecall
 
 
 @contextlib.contextmanager
@@ -83,11 +91,12 @@ def recorded_engine(url: str, schema: HostSchema) -> None:
     return None
 
 
-def uninstall(url: str, schema: HostSchema) -> UninstallReport:
-    """Drop every derived object; host tables and rows are untouched."""
+def uninstall(url: str, schema: HostSchema, *, keep_imports: bool = False) -> UninstallReport:
+    """Drop every derived object; host tables and rows are untouched (`keep_imports`:
+    as the SQLite adapter's `uninstall`)."""
     started = time.monotonic()
     with _database(url, schema) as database:
-        dropped = setup.uninstall(database)
+        dropped = setup.uninstall(database, keep_imports=keep_imports)
     seconds = time.monotonic() - started
     return UninstallReport(tuple(dropped), seconds, _locked(seconds))
 
@@ -99,8 +108,8 @@ def import_file(
     *,
     on_conflict: OnConflict,
     create: bool,
-    on_batch: Callable[[ImportReport], None] | None = None,
-) -> ImportReport:
+    on_batch: Callable[[LinesReport], None] | None = None,
+) -> LinesReport:
     """Import JSON Lines into the host tables; with the reference schema and `create`,
     the reference tables are created first (the database itself must exist)."""
     with _database(url, schema) as database:
@@ -108,6 +117,20 @@ def import_file(
             setup.create_reference_schema(database)
         setup.start(database)
         return import_lines(database, lines, on_conflict=on_conflict, on_batch=on_batch)
+
+
+def import_history(
+    url: str, schema: HostSchema, run: Callable[[ImportTarget], ImportReport]
+) -> ImportReport:
+    """`run` an import into the host tables; with the reference schema they are created
+    first (the database itself must exist)."""
+    from chat_recall.adapters.postgres.import_target import postgres_import_target
+
+    with _database(url, schema) as database:
+        if schema == HostSchema.reference():
+            setup.create_reference_schema(database)
+        setup.start(database)
+        return run(postgres_import_target(database))
 
 
 def status(url: str, schema: HostSchema) -> StatusReport:
@@ -122,19 +145,21 @@ def status(url: str, schema: HostSchema) -> StatusReport:
     report = StatusReport.checked(_without_password(url), stored, migrations.SCHEMA_VERSION, checks)
     if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
         return report
-    with (
-        bootstrap.postgres(url, schema=schema, install=False) as recall,
-        _database(url, schema) as database,
-    ):
-        app_ids = database.read(
-            lambda c: [
-                int(row[0])
-                for row in c.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
-            ]
-        )
+    with bootstrap.postgres(url, schema=schema, install=False) as recall:
         repo: PostgresMessageRepo = recall.repo  # type: ignore[assignment]
         never = [NotIndexedStatus(reason, count) for reason, count in repo.never_indexed()]
-        return attrs.evolve(report.with_index(recall, app_ids), not_indexed=never)
+        return attrs.evolve(report.with_index(recall, registered_apps(recall)), not_indexed=never)
+
+
+def registered_apps(recall: ChatRecall) -> list[int]:
+    """The apps the index holds, as `status` lists them: the app registry's rows."""
+    database: PostgresDatabase = recall.index.database  # type: ignore[attr-defined]
+    return database.read(
+        lambda c: [
+            int(row[0])
+            for row in c.execute(f"SELECT app_id FROM {migrations.APPS} ORDER BY app_id")
+        ]
+    )
 
 
 def repair(url: str, schema: HostSchema) -> RepairReport:

@@ -53,7 +53,7 @@ class PostgresHostWriter:
     def add_message(
         self,
         chat_id: ChatId,
-        role: Role,
+        role: Role | str,
         content: str,
         created_at: int,
         *,
@@ -67,7 +67,7 @@ class PostgresHostWriter:
             s.q("message_content"),
             s.q("message_created_at"),
         ]
-        values: list[object] = [chat_id, s.stored_role(role), content, created_at]
+        values: list[object] = [chat_id, s.stored_role(Role.of(role)), content, created_at]
         if s.message_is_compaction_summary is not None:
             columns.append(s.q("message_is_compaction_summary"))
             values.append(is_compaction_summary)

@@ -1,6 +1,7 @@
-"""JSON Lines import into the host tables of a PostgreSQL database: the same lines,
-rules and report as the SQLite importer (`adapters/sqlite/importer.py`), each line in
-its own savepoint inside batches of short transactions."""
+"""chat-recall's JSON Lines written into the host tables of a PostgreSQL database: the
+same lines (`adapters/importers/jsonl.py`), rules and report as the SQLite writer
+(`adapters/sqlite/importer.py`), each line in its own savepoint inside batches of short
+transactions."""
 
 from __future__ import annotations
 
@@ -10,19 +11,14 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 
+from chat_recall.adapters.importers.jsonl import ChatLine, MessageLine, parse_line, stored_time
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.adapters.postgres.host_writer import keep_sequence_ahead
-from chat_recall.adapters.sqlite.importer import (
-    BATCH_LINES,
-    ChatLine,
-    ImportReport,
-    MessageLine,
-    OnConflict,
-    parse_line,
-    stored_time,
-)
+from chat_recall.application.importing import LinesReport, OnConflict
 from chat_recall.domain.errors import ChatRecallError
 from chat_recall.domain.messages import Role
+
+BATCH_LINES = 500
 
 
 def _insert(
@@ -89,16 +85,16 @@ def import_lines(
     lines: Iterable[str],
     *,
     on_conflict: OnConflict = OnConflict.FAIL,
-    on_batch: Callable[[ImportReport], None] | None = None,
-) -> ImportReport:
+    on_batch: Callable[[LinesReport], None] | None = None,
+) -> LinesReport:
     """Import the lines in batches of BATCH_LINES (one short transaction each)."""
     chats = messages = ignored = conflicts = read = size = 0
     errors: list[str] = []
     batch: list[tuple[int, str]] = []
     s = database.schema
 
-    def report() -> ImportReport:
-        return ImportReport(chats, messages, ignored, conflicts, tuple(errors), read, size)
+    def report() -> LinesReport:
+        return LinesReport(chats, messages, ignored, conflicts, tuple(errors), read, size)
 
     def flush(connection: psycopg.Connection[Any]) -> None:
         nonlocal chats, messages, ignored, conflicts

@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 import psycopg
+import psycopg.sql
 
 from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, RECLAIM_PER_STEP, ROLES_SQL
 from chat_recall.adapters.postgres import text_search, vector_store
@@ -56,7 +57,7 @@ from chat_recall.domain.model import (
     Quarantine,
     QuarantinedRow,
 )
-from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.query import Phrase, ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.text.analysis import TextAnalysis
 
 K1 = 1.2
@@ -66,6 +67,11 @@ B = 0.75
 # the host deleted its message).
 SWEEP_PER_STEP = 500
 SWEEP_EVERY = 64  # maintenance steps (a safety net: batches never put an unsourced row)
+# Vocabulary lookups (`vocabulary`): an exact term's documents are counted up to this
+# many (enough to rank suggestions by how common they are), and a prefix's lexemes
+# come from at most this many of the app's newest documents holding one.
+VOCABULARY_COUNT_CAP = 1_000
+VOCABULARY_SAMPLE = 2_000
 
 _META_COLUMNS = "d.chat_id, d.role, d.created_at, d.is_compaction_summary, d.projection_truncated"
 
@@ -376,22 +382,28 @@ class PostgresIndexStore:
 
     # -- reading -------------------------------------------------------------------------
 
+    def _tsqueries(self, phrases: tuple[Phrase, ...], terms: tuple[str, ...]) -> list[str]:
+        queries = [text_search.phrase_query(self.analysis, phrase) for phrase in phrases]
+        queries += [text_search.term_query(term) for term in terms]
+        return [q for q in queries if q is not None]
+
     def search(self, query: ScopedQuery) -> list[Candidate]:
-        phrases = [
-            q
-            for q in (text_search.phrase_query(self.analysis, p) for p in query.match.phrases)
-            if q is not None
-        ]
+        phrases = self._tsqueries(query.match.phrases, query.match.terms)
         if not phrases:
             return []
+        excluded = self._tsqueries(query.match.excluded, query.match.excluded_terms)
+        wanted = text_search.none_of(text_search.any_of(phrases), excluded)
         parameters: dict[str, object] = {
             "app": query.app_id,
             "exclude": query.exclude_chat_id,
             "window": query.window,
-            "match": text_search.in_app(query.app_id, text_search.any_of(phrases)),
+            "match": text_search.in_app(query.app_id, wanted),
             "weights": text_search.rank_weights(query.weights),
             "k1": K1,
             "b": B,
+            # the window filters the scored matches: the terms' statistics stay the app's
+            "after": query.within.span()[0],
+            "before": query.within.span()[1],
         }
         counts, terms = [], []
         for index, phrase in enumerate(phrases):
@@ -409,7 +421,7 @@ class PostgresIndexStore:
             )
         sql = f"""
             WITH m AS MATERIALIZED (
-                SELECT d.message_id, d.tsv, d.terms FROM {DOCS} AS d
+                SELECT d.message_id, d.tsv, d.terms, d.created_at FROM {DOCS} AS d
                 WHERE d.tsv @@ %(match)s::tsquery AND d.app_id = %(app)s
                   AND d.chat_id IS DISTINCT FROM %(exclude)s
             ), f AS (
@@ -421,6 +433,7 @@ class PostgresIndexStore:
                 FROM f LEFT JOIN {APPS} AS a ON a.app_id = %(app)s
             ), scored AS (
                 SELECT m.message_id, ({" + ".join(terms)}) AS score FROM m, f, s
+                WHERE m.created_at >= %(after)s AND m.created_at < %(before)s
                 ORDER BY 2 DESC, 1 LIMIT %(window)s + %(past)s
             )
             SELECT r.message_id, r.score, {_META_COLUMNS}
@@ -454,6 +467,64 @@ class PostgresIndexStore:
             )
             for row in rows
         ]
+
+    def vocabulary(self, probe: VocabularyProbe) -> list[TermCount]:
+        """Exact terms: the app's documents holding each, found through the GIN index
+        and counted up to `VOCABULARY_COUNT_CAP`. A prefix: PostgreSQL keeps no term
+        dictionary that SQL can walk, so the lexemes come from `ts_stat` over the
+        newest `VOCABULARY_SAMPLE` documents of the app that hold one (counted there):
+        bounded work, complete for all but the largest apps."""
+        terms = [t for t in probe.terms if text_search.term_query(t) is not None]
+        prefix = text_search.prefix_query(probe.prefix) if probe.prefix else None
+        app = text_search.app_lexeme(probe.app_id)
+
+        def run(connection: psycopg.Connection[Any]) -> list[tuple[str, int]]:
+            found: list[tuple[str, int]] = []
+            if terms:
+                found += connection.execute(
+                    f"""
+                    SELECT t.term, (SELECT count(*) FROM (
+                        SELECT 1 FROM {DOCS} AS d
+                        WHERE d.tsv @@ t.query::tsquery AND d.app_id = %(app)s
+                        LIMIT %(cap)s) AS s)
+                    FROM unnest(%(terms)s::text[], %(queries)s::text[]) AS t(term, query)
+                    """,
+                    {
+                        "app": probe.app_id,
+                        "cap": VOCABULARY_COUNT_CAP,
+                        "terms": terms,
+                        "queries": [
+                            text_search.in_app(probe.app_id, text_search.quote_lexeme(t))
+                            for t in terms
+                        ],
+                    },
+                ).fetchall()
+            if prefix is not None:
+                sample = psycopg.sql.SQL(
+                    "SELECT d.tsv FROM {docs} AS d WHERE d.app_id = {app} "
+                    "AND d.tsv @@ {match}::tsquery ORDER BY d.message_id DESC LIMIT {size}"
+                ).format(
+                    docs=psycopg.sql.Identifier(DOCS),
+                    app=psycopg.sql.Literal(probe.app_id),
+                    match=psycopg.sql.Literal(text_search.in_app(probe.app_id, prefix)),
+                    size=psycopg.sql.Literal(VOCABULARY_SAMPLE),
+                )
+                found += connection.execute(
+                    "SELECT word, ndoc FROM ts_stat(%(sample)s) "
+                    "WHERE left(word, %(length)s) = %(prefix)s AND word <> %(app)s "
+                    "ORDER BY word LIMIT %(limit)s",
+                    {
+                        "sample": sample.as_string(connection),
+                        "length": len(probe.prefix),
+                        "prefix": probe.prefix,
+                        "app": app,
+                        "limit": probe.limit,
+                    },
+                ).fetchall()
+            return found
+
+        counts = {str(term): int(count) for term, count in self.database.read(run) if count}
+        return [TermCount(term, counts[term]) for term in sorted(counts)]
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
         if not message_ids:

@@ -30,6 +30,13 @@ from chat_recall.domain.host_values import (
     readable_number_ranges,
     safe_unix_seconds,
 )
+from chat_recall.domain.listing import (
+    ChatActivity,
+    ChatListQuery,
+    ChatPage,
+    ChatSummary,
+    select_page,
+)
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
     AppId,
@@ -409,3 +416,72 @@ class PostgresMessageRepo:
             if readable:
                 latest[ChatId(int(row[0]))] = max(readable)
         return latest
+
+    def list_chats(self, query: ChatListQuery) -> ChatPage:
+        """One aggregate over the app's messages of the known roles gives each chat's
+        count and the oldest and newest time of each stored kind (a numeric column:
+        per readable range; any other type: its least and greatest value); the page is
+        chosen by `select_page`; then the page's first user messages."""
+        s = self.database.schema
+        created = f"m.{s.q('message_created_at')}"
+        role = s.role_expression("m")
+
+        def read(connection: psycopg.Connection[Any]) -> ChatPage:
+            if self._created_at_type(connection) in NUMERIC_TYPES:
+                kinds = [
+                    f"CASE WHEN {created} BETWEEN {low} AND {high} THEN {created} END"
+                    for low, high in readable_number_ranges(s.timestamps)
+                ]
+            else:
+                kinds = [created]
+            extremes = [f"{way}({kind})" for kind in kinds for way in ("min", "max")]
+            rows = connection.execute(
+                f"SELECT c.{s.q('chat_id')}, c.{s.q('chat_title')}, c.{s.q('chat_created_at')}, "
+                f"a.* FROM {s.q('chats')} AS c JOIN ("
+                f"SELECT m.{s.q('message_chat_id')} AS chat, count(*), {', '.join(extremes)} "
+                f"FROM {self._scoped_from} "
+                f"WHERE c.{s.q('chat_app_id')} = %(app)s AND {role} = ANY(%(roles)s) "
+                f"GROUP BY m.{s.q('message_chat_id')}"
+                f") AS a ON a.chat = c.{s.q('chat_id')} WHERE c.{s.q('chat_app_id')} = %(app)s",
+                {"roles": KNOWN_ROLES, "app": query.app_id},
+            ).fetchall()
+            found: dict[ChatId, tuple[Any, ...]] = {}
+            activities = []
+            for row in rows:
+                times = [safe_unix_seconds(host_value(value), s.timestamps) for value in row[5:]]
+                readable = [time for time in times if time is not None]
+                if readable:
+                    chat_id = ChatId(int(row[0]))
+                    found[chat_id] = row
+                    activities.append(ChatActivity(chat_id, min(readable), max(readable)))
+            picked, more = select_page(activities, query)
+            summaries = []
+            for activity in picked:
+                row = found[activity.chat_id]
+                first_user = self._select(
+                    connection,
+                    query.app_id,
+                    activity.chat_id,
+                    [f"{role} = %(user)s"],
+                    f"ORDER BY {self._order()} LIMIT 1",
+                    {"user": Role.USER.value},
+                )
+                chat = Chat.from_host(
+                    activity.chat_id,
+                    query.app_id,
+                    host_value(row[1]),
+                    host_value(row[2]),
+                    s.timestamps,
+                )
+                summaries.append(
+                    ChatSummary(
+                        chat,
+                        activity.first_at,
+                        activity.last_at,
+                        int(row[4]),
+                        first_user[0] if first_user else None,
+                    )
+                )
+            return ChatPage(tuple(summaries), more)
+
+        return self.database.read(read, snapshot=True)

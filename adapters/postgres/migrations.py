@@ -419,9 +419,12 @@ def mark_messages(
     return int(row[0]), int(row[1])
 
 
-def uninstall(connection: psycopg.Connection[Any], schema: HostSchema) -> list[str]:
+def uninstall(
+    connection: psycopg.Connection[Any], schema: HostSchema, kept: frozenset[str] = frozenset()
+) -> list[str]:
     """Drop every derived object, our triggers on the host tables first; host tables
-    and rows are untouched. Returns the names dropped."""
+    and rows are untouched, and so are the tables named in `kept`. Returns the names
+    dropped."""
     connection.execute(f"SELECT pg_advisory_xact_lock({lock_key_sql(LOCK_INSTALL)})")
     dropped: list[str] = []
     triggers = connection.execute(
@@ -438,6 +441,8 @@ def uninstall(connection: psycopg.Connection[Any], schema: HostSchema) -> list[s
         "ORDER BY c.relkind = 'i' DESC, c.relname"
     ).fetchall()
     for name, kind in objects:
+        if name in kept or any(name.startswith(f"{table}_") for table in kept):
+            continue  # a kept table, and its own index
         statement = {
             "i": "DROP INDEX IF EXISTS",
             "S": "DROP SEQUENCE IF EXISTS",

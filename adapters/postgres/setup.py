@@ -10,6 +10,7 @@ import attrs
 import psycopg
 from psycopg import errors as pg_errors
 
+from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
 from chat_recall.adapters.postgres import migrations, vector_store
 from chat_recall.adapters.postgres.database import PostgresDatabase, translate_errors
 from chat_recall.adapters.postgres.dirty_queue import PostgresDirtyQueue
@@ -123,6 +124,7 @@ def start(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS)
         database.write(vector_store.drop_all_vectors)
         dirty.mark_all_messages()
     database.write(lambda c: migrations.record_analysis(c, analysis))
+    database.write(lambda c: c.execute(IMPORT_LINKS_DDL))  # one statement: a short transaction
     backlog = dirty.backlog().messages
     return InstallReport(previous, migrations.SCHEMA_VERSION, backlog, locked, rebuilt)
 
@@ -188,6 +190,8 @@ def verify(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS
     return version
 
 
-def uninstall(database: PostgresDatabase) -> list[str]:
-    """Remove every derived object; no host row is touched."""
-    return database.write(lambda c: migrations.uninstall(c, database.schema))
+def uninstall(database: PostgresDatabase, *, keep_imports: bool = False) -> list[str]:
+    """Remove every derived object; no host row is touched. With `keep_imports` (a
+    rebuild) the import links stay: they describe host rows, not the index."""
+    kept = frozenset({IMPORT_LINKS}) if keep_imports else frozenset()
+    return database.write(lambda c: migrations.uninstall(c, database.schema, kept))

@@ -91,12 +91,28 @@ def phrase_query(analysis: TextAnalysis, phrase: Phrase) -> str | None:
     return " <-> ".join(quote_lexeme(token) for token in tokens)
 
 
+def term_query(term: str) -> str | None:
+    """A term of the index's analysis (what the vocabulary holds) as a tsquery; None
+    when it cannot be a lexeme."""
+    return quote_lexeme(term) if term and _fits(term) else None
+
+
+def prefix_query(prefix: str) -> str | None:
+    """Every lexeme that begins with `prefix` (a folded token)."""
+    return f"{quote_lexeme(prefix)}:*" if prefix and _fits(prefix) else None
+
+
 def any_of(queries: Sequence[str]) -> str:
     return " | ".join(f"({query})" for query in queries)
 
 
 def in_app(app_id: AppId, query: str) -> str:
     return f"{quote_lexeme(app_lexeme(app_id))} & ({query})"
+
+
+def none_of(query: str, excluded: Sequence[str]) -> str:
+    """`query`, without the documents that match any of `excluded`."""
+    return f"({query}) & !({any_of(excluded)})" if excluded else query
 
 
 def rank_weights(weights: FieldWeights) -> list[float]:

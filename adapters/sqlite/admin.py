@@ -21,18 +21,19 @@ import attrs
 from chat_recall.adapters.sqlite import migrations, setup
 from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
 from chat_recall.adapters.sqlite.database import SqliteDatabase, require_existing
-from chat_recall.adapters.sqlite.importer import ImportReport, OnConflict, import_lines
+from chat_recall.adapters.sqlite.importer import LinesReport, OnConflict, import_lines
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.indexing import index_stamp
-from chat_recall.domain.model import AppId
+from chat_recall.domain.model import AppId, Finding
 from chat_recall.domain.schema_version import reported_version, version_problem
 
 if TYPE_CHECKING:
     from chat_recall.adapters.engines import Engine
     from chat_recall.adapters.tantivy.audit import TantivyIndexAudit
+    from chat_recall.application.importing import ImportReport, ImportTarget
     from chat_recall.application.service import ChatRecall
 
 QUARANTINE_SHOWN = 20
@@ -134,14 +135,15 @@ def recorded_engine(path: Path, schema: HostSchema) -> Engine | None:
         return engines.recorded_engine(database)
 
 
-def uninstall(path: Path, schema: HostSchema) -> UninstallReport:
+def uninstall(path: Path, schema: HostSchema, *, keep_imports: bool = False) -> UninstallReport:
     """Drop every derived object (and the tantivy engine's indexes beside the file);
-    host tables and rows are untouched."""
+    host tables and rows are untouched. `keep_imports` (a rebuild) keeps the links of
+    imported history, so importing it again still updates rather than duplicates."""
     from chat_recall.adapters import engines
 
     started = time.monotonic()
     with _database(require_existing(path), schema) as database:
-        removed = setup.uninstall(database)
+        removed = setup.uninstall(database, keep_imports=keep_imports)
     beside = engines.tantivy_directory(path)
     if beside.is_dir():
         shutil.rmtree(beside)
@@ -161,8 +163,8 @@ def import_file(
     *,
     on_conflict: OnConflict,
     create: bool,
-    on_batch: Callable[[ImportReport], None] | None = None,
-) -> ImportReport:
+    on_batch: Callable[[LinesReport], None] | None = None,
+) -> LinesReport:
     """Import JSON Lines into the host tables (see `importer`). With `create` and the
     reference schema, a missing database is created (host tables and index); it is
     removed again if the import fails or imports nothing."""
@@ -175,6 +177,27 @@ def import_file(
             setup.start(database)
             report = import_lines(database, lines, on_conflict=on_conflict, on_batch=on_batch)
         if created and not (report.chats or report.messages):
+            _remove(path)
+        return report
+
+
+def import_history(
+    path: Path, schema: HostSchema, run: Callable[[ImportTarget], ImportReport]
+) -> ImportReport:
+    """`run` an import into the database's host tables (`application.importing`). A
+    missing database is created (reference schema only: host tables and index) and
+    removed again if the import fails or writes nothing."""
+    from chat_recall.adapters.sqlite.import_target import sqlite_import_target
+
+    if schema != HostSchema.reference():
+        require_existing(path)
+    with _new_file(path) as created:
+        with _database(path, schema) as database:
+            if schema == HostSchema.reference():
+                setup.create_reference_schema(database)
+            setup.start(database)
+            report = run(sqlite_import_target(database))
+        if created and not report.wrote:
             _remove(path)
         return report
 
@@ -346,9 +369,10 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
 
     require_existing(path)
     with _database(path, schema) as database:
-        findings = _audit(database).check(deep=deep)
         with database.reading() as connection:
             stored = migrations.stored_schema_version(connection)
+        # not installed: nothing to audit, and the report says so with the fix
+        findings = [NOT_INSTALLED] if stored is None else _audit(database).check(deep=deep)
     checks = [CheckStatus(f.check, f.subject, f.ok, f.problem, f.fix) for f in findings]
     report = StatusReport.checked(str(path), stored, migrations.SCHEMA_VERSION, checks)
     if stored is None or version_problem(stored, migrations.SCHEMA_VERSION) is not None:
@@ -356,7 +380,12 @@ def status(path: Path, schema: HostSchema, *, deep: bool = True) -> StatusReport
     with bootstrap.sqlite(path, schema=schema, install=False, engine=None) as recall:
         repo: SqliteMessageRepo = recall.repo  # type: ignore[assignment]
         never = [NotIndexedStatus(reason, count) for reason, count in repo.never_indexed()]
-        return attrs.evolve(report.with_index(recall, _registered_apps(recall)), not_indexed=never)
+        return attrs.evolve(report.with_index(recall, registered_apps(recall)), not_indexed=never)
+
+
+NOT_INSTALLED = Finding(
+    "schema_version", "chat-recall", "chat-recall is not installed in this database", "install"
+)
 
 
 def _audit(database: SqliteDatabase) -> SqliteIndexAudit | TantivyIndexAudit:
@@ -370,8 +399,9 @@ def _audit(database: SqliteDatabase) -> SqliteIndexAudit | TantivyIndexAudit:
     return SqliteIndexAudit(database, SqliteFts5IndexStore(database))
 
 
-def _registered_apps(recall: ChatRecall) -> list[int]:
-    """Apps with an FTS5 table, or with documents (the tantivy engine registers none)."""
+def registered_apps(recall: ChatRecall) -> list[int]:
+    """The apps the index holds, as `status` lists them: apps with an FTS5 table, or
+    with documents (the tantivy engine registers none)."""
     database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
     with database.reading() as connection:
         return [

@@ -40,6 +40,7 @@ from chat_recall.domain.schema_version import (
     usable_version,
     version_problem,
 )
+from chat_recall.domain.wording import counted
 
 VOCAB = "temp.chat_recall_audit_vocab"
 
@@ -209,5 +210,5 @@ def _postings(connection: sqlite3.Connection, app_id: int, table: str) -> str | 
     except MemoryError:
         return NO_MEMORY
     if rows != expected:
-        return f"{rows} index rows for {expected} documents"
+        return f"{counted(rows, 'index row')} for {counted(expected, 'document')}"
     return None

@@ -40,6 +40,7 @@ from chat_recall.domain.errors import (
     StorageDamaged,
     StorageError,
     StorageReadOnly,
+    StorageUnavailable,
     TransactionOverTime,
 )
 
@@ -109,9 +110,9 @@ def _commit_without_sync_in_wal(connection: sqlite3.Connection) -> None:
     That checkpoint runs inside our COMMIT statement but after the write lock is
     released, so `lock_stats` overstates the lock by it (the COMMIT share of long
     transactions is recorded). Checkpointing on a timer instead (PASSIVE every 0.25 s,
-    outside the transaction) was tried: the host's statement p99 in back-to-back
-    4-minute soaks went from 10 to 18 ms (probably the WAL passing 1,000 frames between
-    our checkpoints, so host commits checkpointed; not verified)."""
+    outside the transaction) was tried: the host's statement p99 in the soak got worse
+    (docs/results.md; probably the WAL passing 1,000 frames between our checkpoints, so
+    host commits checkpointed; not verified)."""
     if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
         connection.execute("PRAGMA synchronous = NORMAL")
         connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_FRAMES}")
@@ -139,6 +140,7 @@ class SqliteDatabase:
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
     _codec: str | None = attrs.field(default=None, init=False)
     _immutable: set[int] = attrs.field(factory=set, init=False)  # ids of immutable readers
+    _writers: set[int] = attrs.field(factory=set, init=False)  # ids of writer connections
 
     @classmethod
     def open(cls, target: str | Path | sqlite3.Connection, schema: HostSchema) -> SqliteDatabase:
@@ -172,6 +174,8 @@ class SqliteDatabase:
             raise translate(error) from error
         with self._lock:
             self._opened.append(configured)
+            if not read_only:
+                self._writers.add(id(configured))
         return configured
 
     def _open_reader(self, path: Path) -> sqlite3.Connection:
@@ -321,11 +325,39 @@ class SqliteDatabase:
             _commit_without_sync_in_wal(writer)
 
     def close(self) -> None:
+        """Close every connection, the read-only ones first. In WAL mode the last
+        connection to close removes the `-wal` and `-shm` files SQLite keeps beside the
+        database, but only one that can write: so a writer closes last, and a process
+        that only read (a search, a read, a status) opens one at the end just to close
+        it (`_close_the_log`). Otherwise every read left two files behind."""
         with self._lock:
-            for connection in self._opened:
+            opened = sorted(self._opened, key=lambda c: id(c) in self._writers)
+            for connection in opened:
                 connection.close()
             self._opened.clear()
+            wrote = bool(self._writers)
+            self._writers.clear()
         self._local = threading.local()
+        if not wrote:
+            self._close_the_log()
+
+    def _close_the_log(self) -> None:
+        """Let SQLite remove the WAL files when no other connection has the database
+        open: a connection that may write reads the schema and closes; SQLite then
+        checkpoints the log (empty, after reads) and removes both files. With another
+        connection open (the host's, another process's) it leaves them, as it must.
+        Nothing is done where this process cannot write, or where there is no log."""
+        path = self.path
+        if path is None or self.shared is not None or not Path(f"{path}-wal").exists():
+            return
+        if not self.writable():
+            return
+        with contextlib.suppress(sqlite3.Error):
+            connection = sqlite3.connect(path, isolation_level=None, timeout=0)
+            try:
+                connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            finally:
+                connection.close()
 
 
 # SQLite primary result codes (the low byte of an extended code).
@@ -354,12 +386,38 @@ def translate_errors() -> Iterator[None]:
         ) from error
 
 
-def _cannot_open(path: Path, error: sqlite3.Error) -> IndexUnavailable:
+def _cannot_open(path: Path, error: sqlite3.Error) -> StorageUnavailable:
+    """The error for a database file SQLite cannot open, naming the path and the fix."""
     if _code(error) == SQLITE_NOTADB:
-        return IndexUnavailable(
-            f"cannot open the database: {path} is not an SQLite database ({error})"
+        return StorageUnavailable(
+            str(path),
+            f"cannot open the database: {path} is not an SQLite database ({error})",
+            "check the path: it names another file",
         )
-    return IndexUnavailable(f"cannot open the database: {error}")
+    directory = path.absolute().parent
+    if not directory.is_dir():
+        return StorageUnavailable(
+            str(path),
+            f"cannot open the database {path}: the directory {directory} does not exist",
+            "check the path, or create the directory first",
+        )
+    return StorageUnavailable(
+        str(path),
+        f"cannot open the database {path}: {error}",
+        "check that this user may read the file and its directory (and write them, to "
+        "install or index)",
+    )
+
+
+def missing_database(path: Path) -> StorageUnavailable:
+    """No file at the path a host gave `chat_recall.sqlite`: an error naming it, never a
+    new empty database (a mistyped path would otherwise look like an empty history)."""
+    return StorageUnavailable(
+        str(path),
+        f"no database at {path.absolute()}",
+        "chat_recall.sqlite opens the host's existing database file: check the path, or "
+        "pass create_host_schema=True to create a new one with the reference tables",
+    )
 
 
 def _code(error: sqlite3.Error) -> int:

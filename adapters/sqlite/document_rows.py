@@ -255,6 +255,20 @@ def set_aside(connection: sqlite3.Connection, rows: Sequence[QuarantinedRow]) ->
     )
 
 
+def written_within(
+    connection: sqlite3.Connection, app_id: AppId, low: int, high: int
+) -> list[MessageId]:
+    """The ids of one app's documents written at `low` or later and before `high`."""
+    return [
+        MessageId(row[0])
+        for row in connection.execute(
+            f"SELECT message_id FROM {DOCS} WHERE app_id = ? AND created_at >= ? "
+            "AND created_at < ?",
+            (app_id, low, high),
+        )
+    ]
+
+
 def metadata(
     connection: sqlite3.Connection,
     app_id: AppId,

@@ -32,7 +32,7 @@ class SqliteHostWriter:
     def add_message(
         self,
         chat_id: ChatId,
-        role: Role,
+        role: Role | str,
         content: str,
         created_at: int,
         *,
@@ -47,7 +47,13 @@ class SqliteHostWriter:
             s.q("message_content"),
             s.q("message_created_at"),
         ]
-        values: list[object] = [message_id, chat_id, s.stored_role(role), content, created_at]
+        values: list[object] = [
+            message_id,
+            chat_id,
+            s.stored_role(Role.of(role)),
+            content,
+            created_at,
+        ]
         if s.message_is_compaction_summary is not None:
             columns.append(s.q("message_is_compaction_summary"))
             values.append(int(is_compaction_summary))

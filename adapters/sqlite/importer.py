@@ -1,141 +1,27 @@
-"""JSON Lines import into the host tables (standalone use).
+"""chat-recall's JSON Lines written into the host tables of a SQLite database (the line
+format: `adapters/importers/jsonl.py`).
 
-Each line is one object: a chat `{"type": "chat", "id", "app_id", "title", "created_at"}`
-or a message `{"type": "message", "id", "chat_id", "role", "content", "created_at",
-"is_compaction_summary"}`; ids are kept when given. `created_at` is Unix seconds, Unix
-milliseconds (a number of 100,000,000,000 or more: no date in seconds is that far
-away) or an ISO 8601 string (`2024-05-01T10:00:00Z`; without an offset it is UTC): the
-domain's `auto` rule (`domain/host_values.py`). It is stored as the host mapping's
-`timestamps` declares (Unix seconds by default). Lines are written in batches, each
-line inside its own savepoint: a bad line is reported with its number and nothing of
-it is written, while the good lines around it are. A line whose id exists already is
-refused, skipped or replaced (`OnConflict`); replacing updates the row in place, so
-the host's other columns and a chat's messages stay.
+Lines are written in batches, each line inside its own savepoint: a bad line is
+reported with its number and nothing of it is written, while the good lines around it
+are. A line whose id exists already is refused, skipped or replaced (`OnConflict`);
+replacing updates the row in place, so the host's other columns and a chat's messages
+stay.
 """
 
 from __future__ import annotations
 
-import enum
-import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
 
-import attrs
-
+from chat_recall.adapters.importers.jsonl import ChatLine, MessageLine, parse_line, stored_time
 from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.application.conversion import structure
+from chat_recall.application.importing import LinesReport, OnConflict
 from chat_recall.domain.errors import ChatRecallError
-from chat_recall.domain.host_values import (
-    TimestampFormat,
-    Unreadable,
-    UnreadableReason,
-    iso_time,
-    unix_seconds,
-)
 from chat_recall.domain.messages import Role
 
+__all__ = ["BATCH_LINES", "LinesReport", "OnConflict", "import_lines"]
+
 BATCH_LINES = 500
-
-
-class OnConflict(enum.Enum):
-    """What a line whose id already exists does."""
-
-    FAIL = "fail"  # refused and reported, like any bad line
-    IGNORE = "ignore"  # skipped, counted
-    REPLACE = "replace"  # the existing row is updated with the line's values
-
-
-def _non_negative(instance: object, attribute: Any, value: Any) -> None:
-    if value is not None and value < 0:
-        raise ValueError(f"{attribute.name}: must not be negative (got {value})")
-
-
-def _role(instance: object, attribute: Any, value: str) -> None:
-    if value not in Role.values():
-        allowed = " or ".join(f'"{role}"' for role in Role.values())
-        raise ValueError(f"role: must be {allowed} (got {value!r})")
-
-
-def _timestamp(value: Any) -> int:
-    try:
-        return parse_timestamp(value)
-    except ValueError as error:
-        raise ValueError(f"created_at: {error}") from None
-
-
-@attrs.frozen
-class ChatLine:
-    type: Literal["chat"]
-    app_id: int
-    created_at: Any = attrs.field(converter=_timestamp)  # Any: the field converter reads it
-    id: int | None = attrs.field(default=None, validator=_non_negative)
-    title: str | None = None
-
-
-@attrs.frozen
-class MessageLine:
-    type: Literal["message"]
-    chat_id: int
-    role: str = attrs.field(validator=_role)
-    content: str
-    created_at: Any = attrs.field(converter=_timestamp)  # Any: the field converter reads it
-    id: int | None = attrs.field(default=None, validator=_non_negative)
-    is_compaction_summary: bool = False
-
-
-def parse_timestamp(value: Any) -> int:
-    """Unix seconds from seconds, milliseconds or ISO 8601 text (the domain's `auto`
-    rule, the same one the index applies to host rows)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError(
-            "must be Unix seconds, Unix milliseconds or an ISO 8601 string "
-            f"(got {type(value).__name__})"
-        )
-    try:
-        return unix_seconds(value, TimestampFormat.AUTO)
-    except Unreadable as error:
-        why = "" if error.reason is UnreadableReason.TIMESTAMP_UNPARSEABLE else " (out of range)"
-        raise ValueError(
-            f"{value!r} is not Unix seconds, Unix milliseconds or an ISO 8601 date and time "
-            f"(e.g. 2024-05-01T10:00:00Z){why}"
-        ) from None
-
-
-def stored_time(seconds: int, timestamps: TimestampFormat) -> int | str:
-    """A time as the host stores it (seconds unless the mapping declares otherwise)."""
-    if timestamps is TimestampFormat.UNIX_MILLISECONDS:
-        return seconds * 1000
-    if timestamps is TimestampFormat.ISO_8601:
-        return iso_time(seconds) or str(seconds)
-    return seconds
-
-
-@attrs.frozen
-class ImportReport:
-    chats: int = 0
-    messages: int = 0
-    ignored: int = 0  # lines whose id existed, skipped under OnConflict.IGNORE
-    conflicts: int = 0  # lines refused because their id existed (OnConflict.FAIL)
-    errors: tuple[str, ...] = ()
-    lines: int = 0  # lines read so far
-    bytes: int = 0  # UTF-8 bytes read so far
-
-
-def parse_line(text: str) -> ChatLine | MessageLine:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # read with surrogateescape: the bytes were not UTF-8
-        raise ValueError("the line is not valid UTF-8") from None
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError("a line must be a JSON object")
-    kind = data.get("type")
-    if kind == "chat":
-        return structure(data, ChatLine, noun="field")
-    if kind == "message":
-        return structure(data, MessageLine, noun="field")
-    raise ValueError('"type" must be "chat" or "message"')
 
 
 def _on_conflict(key: str, columns: list[str], policy: OnConflict) -> str:
@@ -205,16 +91,16 @@ def import_lines(
     lines: Iterable[str],
     *,
     on_conflict: OnConflict = OnConflict.FAIL,
-    on_batch: Callable[[ImportReport], None] | None = None,
-) -> ImportReport:
+    on_batch: Callable[[LinesReport], None] | None = None,
+) -> LinesReport:
     """Import the lines in batches of BATCH_LINES (one short transaction each);
     `on_batch` sees the running totals after each batch."""
     chats = messages = ignored = conflicts = read = size = 0
     errors: list[str] = []
     batch: list[tuple[int, str]] = []
 
-    def report() -> ImportReport:
-        return ImportReport(chats, messages, ignored, conflicts, tuple(errors), read, size)
+    def report() -> LinesReport:
+        return LinesReport(chats, messages, ignored, conflicts, tuple(errors), read, size)
 
     def flush() -> None:
         nonlocal chats, messages, ignored, conflicts

@@ -59,7 +59,7 @@ from chat_recall.domain.model import (
     Quarantine,
     QuarantinedRow,
 )
-from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.text.analysis import TextAnalysis
 
 # FTS5 merge work per written table and maintenance step: one transaction of small merge
@@ -68,20 +68,18 @@ from chat_recall.domain.text.analysis import TextAnalysis
 # kept in the table's structure record, and the next statement goes on with it, so many
 # small statements do the work of one large one. The time check between them bounds the
 # transaction by construction; before, one statement per step had a page budget adapted
-# to how long its transactions took, and a forecast held in most steps only: at 1M heavy
-# messages a step of the usual budget held the lock 31.9 ms (body 23 ms, its COMMIT
-# writing the merged pages under the lock), 1 of ~4,300. FTS5 ends a statement only
+# to how long its transactions took, and a forecast held in most steps only (a rare
+# step held the lock past its budget: docs/results.md). FTS5 ends a statement only
 # between terms, so a statement takes at least the time of merging one term's postings:
-# 32 pages (~1.3 ms here) keeps that short. The COMMIT writes the pages merged, so it
-# grows with the work done, which the time check bounds too.
+# 32 pages keeps that short. The COMMIT writes the pages merged, so it grows with the
+# work done, which the time check bounds too.
 MERGE_BUDGET_SECONDS = 0.008
 MERGE_STEP_PAGES = 32
 MERGE_STATEMENTS = 64  # at most per transaction, whatever the clock says
 # How many segments a level of an app's table gathers before a merge step merges them
 # (FTS5's `usermerge`; its default is 4). Each merge rewrites the postings it takes, so
-# merging 8 at a time rewrites each document fewer times: building 200k payload-heavy
-# documents into one table in batches of 400, the merge steps took 1.2 s instead of 1.9
-# (segments at the end 18 instead of 9; common-word queries as fast). It stays below
+# merging 8 at a time rewrites each document fewer times (the merge steps of a heavy
+# backfill took less time, common-word queries as fast: docs/results.md). It stays below
 # FTS5's `crisismerge` (16), where an insert merges inside the batch's own transaction.
 MERGE_SEGMENTS_PER_LEVEL = 8
 # A reclaim step stops taking more documents after this long inside its transaction
@@ -195,9 +193,9 @@ class SqliteFts5IndexStore:
 
         A few statements whatever the number of ids, each over the whole array: inside
         a write transaction every return to Python costs a wait for the GIL, which in a
-        host's busy process can be a switch interval (5 ms) or more while the write
-        lock is held; one statement per id made batches of a few documents hold it for
-        100-700 ms under load."""
+        host's busy process can be a switch interval or more while the write lock is
+        held; one statement per id made batches of a few documents hold it far past
+        their budget under load (docs/results.md)."""
         found = connection.execute(
             f"""
             SELECT json_group_array(DISTINCT message_id), json_group_array(DISTINCT app_id)
@@ -355,8 +353,8 @@ class SqliteFts5IndexStore:
     def maintain(self) -> Maintenance:
         """Reclaim documents the host deleted (see `_reclaim`), then an incremental
         FTS5 merge of each table written since the last step (`MERGE_BUDGET_SECONDS`):
-        automatic merging is off in our tables (it made some write batches take 2x
-        the budget), so this bounded step replaces it. Short transactions: the reclaim,
+        automatic merging is off in our tables (it made some write batches take well
+        past the budget), so this bounded step replaces it. Short transactions: the reclaim,
         then one per table merged, 2 ms apart (`make_way`: back to back, a host write
         that waited for one would meet the next too). `held_seconds`: the last one's
         length, COMMIT included."""
@@ -611,19 +609,29 @@ class SqliteFts5IndexStore:
     def search(self, query: ScopedQuery) -> list[Candidate]:
         if query.match.is_empty:
             return []
+        match = compile_match(query.match, query.exclude_chat_id, self.analysis)
+        if match is None:
+            return []
         with self.database.reading() as connection:
             table = self._readable_table(connection, query.app_id)
             if table is None:
                 return []
             fts = quote(table)
             past = document_rows.hidden_in_app(connection, query.app_id)
+            within, span = "", ()  # type: tuple[str, tuple[int, ...]]
+            if query.within.bounded:  # each match's time, read before the best are chosen
+                within = (
+                    f" AND EXISTS (SELECT 1 FROM {DOCS} AS w WHERE w.message_id = {fts}.rowid "
+                    "AND w.created_at >= ? AND w.created_at < ?)"
+                )
+                span = query.within.span()
             rows = connection.execute(
                 f"""
                 SELECT r.message_id, -r.score, d.chat_id, d.role, d.created_at,
                        d.is_compaction_summary, d.projection_truncated
                 FROM (
                     SELECT rowid AS message_id, bm25({fts}, ?, ?, 0.0) AS score
-                    FROM {fts} WHERE {fts} MATCH ?
+                    FROM {fts} WHERE {fts} MATCH ?{within}
                     ORDER BY score, rowid LIMIT ?
                 ) AS r
                 JOIN {DOCS} AS d ON d.message_id = r.message_id AND d.app_id = ?
@@ -633,7 +641,8 @@ class SqliteFts5IndexStore:
                 (
                     query.weights.title,
                     query.weights.body,
-                    compile_match(query.match, query.exclude_chat_id),
+                    match,
+                    *span,
                     query.window + past,
                     query.app_id,
                     query.window,
@@ -684,6 +693,34 @@ class SqliteFts5IndexStore:
             for row in rows
         ]
 
+    def vocabulary(self, probe: VocabularyProbe) -> list[TermCount]:
+        """From the app's own table, through an `fts5vocab` table of type `row` (terms
+        and the rows holding them, read from the index's term dictionary: an exact term
+        is one seek, a prefix one range scan)."""
+        found: dict[str, int] = {}
+        with self.database.reading() as connection:
+            table = self._readable_table(connection, probe.app_id)
+            if table is None:
+                return []
+            vocabulary = _vocabulary_table(connection, table)
+            for start in range(0, len(probe.terms), VOCABULARY_CHUNK):
+                chunk = probe.terms[start : start + VOCABULARY_CHUNK]
+                marks = ", ".join("?" for _ in chunk)
+                found.update(
+                    connection.execute(
+                        f"SELECT term, doc FROM {vocabulary} WHERE term IN ({marks})", chunk
+                    ).fetchall()
+                )
+            if probe.prefix:
+                found.update(
+                    connection.execute(
+                        f"SELECT term, doc FROM {vocabulary} WHERE term >= ? AND term < ? "
+                        "ORDER BY term LIMIT ?",
+                        (probe.prefix, probe.prefix + PAST_EVERY_CHARACTER, probe.limit),
+                    ).fetchall()
+                )
+        return [TermCount(term, found[term]) for term in sorted(found)]
+
     def document_ids(self, app_id: AppId) -> list[MessageId]:
         with self.database.reading() as connection:
             rows = connection.execute(
@@ -729,16 +766,44 @@ class SqliteFts5IndexStore:
             )
 
 
+# Terms looked up per statement (bound values: SQLite's limit was 999 before 3.32).
+VOCABULARY_CHUNK = 500
+# Every text that begins with a prefix sorts below the prefix followed by this.
+PAST_EVERY_CHARACTER = "\U0010ffff"
+
+
+def _vocabulary_table(connection: sqlite3.Connection, table: str) -> str:
+    """A `temp` fts5vocab table over an app's table, created once per connection: in
+    the connection's own temporary schema, so a read-only connection makes it (with
+    `query_only` lifted for that statement: the database itself stays read-only) and
+    no file is written."""
+    name = f"chat_recall_vocabulary_{table}"
+    exists = connection.execute(
+        "SELECT 1 FROM temp.sqlite_master WHERE name = ?", (name,)
+    ).fetchone()
+    if exists is None:
+        query_only = connection.execute("PRAGMA query_only").fetchone()[0]
+        if query_only:
+            connection.execute("PRAGMA query_only = OFF")
+        try:
+            connection.execute(
+                f"CREATE VIRTUAL TABLE temp.{quote(name)} "
+                f"USING fts5vocab(main, {quote(table)}, 'row')"
+            )
+        finally:
+            if query_only:
+                connection.execute("PRAGMA query_only = ON")
+    return f"temp.{quote(name)}"
+
+
 def _insert_texts(
     connection: sqlite3.Connection, table: str, documents: Sequence[IndexDocument]
 ) -> None:
     """The documents' texts into an app's FTS5 table: one multi-row `VALUES` statement
     per TEXT_ROWS documents, the texts bound as they are. Not a JSON array like the
     other statements here: for texts, encoding the array in Python and parsing it again
-    in SQLite (`json_each`, `->>`) added 30-75% to the statement (256 payload-heavy
-    documents: 3.3-5.1 ms that way, 2.5-2.9 ms bound; the indexer's `put` over a 60k
-    heavy backfill took 1.19-1.34 s of CPU instead of 1.49-1.67 s). Still one statement
-    for a whole batch (see `_forget` for why that matters)."""
+    in SQLite (`json_each`, `->>`) made the statement markedly slower (docs/results.md).
+    Still one statement for a whole batch (see `_forget` for why that matters)."""
     rows = min(TEXT_ROWS, connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // 4)
     for start in range(0, len(documents), rows):
         chunk = documents[start : start + rows]

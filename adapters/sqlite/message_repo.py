@@ -43,6 +43,13 @@ from chat_recall.domain.host_values import (
     readable_number_ranges,
     safe_unix_seconds,
 )
+from chat_recall.domain.listing import (
+    ChatActivity,
+    ChatListQuery,
+    ChatPage,
+    ChatSummary,
+    select_page,
+)
 from chat_recall.domain.messages import ROLE_OF_VALUE, Role
 from chat_recall.domain.model import (
     AppId,
@@ -55,6 +62,23 @@ from chat_recall.domain.model import (
 )
 
 KNOWN_ROLES = Role.values()
+# The known roles as SQL literals (plain words: no quoting can go wrong), for statements
+# that test a role in many subqueries and would otherwise repeat its parameters.
+KNOWN_ROLE_LITERALS = ", ".join(f"'{role}'" for role in KNOWN_ROLES)
+
+
+def _packed(expression: str) -> str:
+    """One value as one ASCII text, `type:hex-of-its-bytes`: a correlated subquery
+    that selects it runs once (`typed` names a value twice, so SQLite would run such a
+    subquery twice), and the driver never decodes its text (see `host_values`)."""
+    return f"typeof({expression}) || ':' || hex(CAST({expression} AS BLOB))"
+
+
+def _unpacked(packed: str | None, codec: str) -> HostValue:
+    if packed is None:
+        return None
+    kind, _, data = packed.partition(":")
+    return host_value(kind, bytes.fromhex(data), codec)
 
 
 @attrs.frozen
@@ -513,6 +537,91 @@ class SqliteMessageRepo:
             if readable:
                 latest[ChatId(int(row[0]))] = max(readable)
         return latest
+
+    def list_chats(self, query: ChatListQuery) -> ChatPage:
+        """The app's chats (one scan of its chats), each with the oldest and newest
+        time of every stored kind (`readable_number_ranges` and text), found one step
+        down the order's index each, as `last_message_at` finds the newest; the page
+        is chosen by `select_page`; then the page's counts and first user messages."""
+        s = self.database.schema
+        role = s.role_expression("m")
+        with self.database.reading() as connection, _one_snapshot(connection):
+            order = self._order_of(connection)
+            codec = self.database.codec(connection)
+            created = f"o.{order.created}"
+
+            def extreme(condition: str, direction: str) -> str:
+                return (
+                    f"(SELECT {_packed(created)} FROM {order.rows('o', 'm')} "
+                    f"WHERE o.{order.chat} = c.{s.q('chat_id')} AND {condition} "
+                    f"AND {role} IN ({KNOWN_ROLE_LITERALS}) "
+                    f"ORDER BY {created} {direction} LIMIT 1)"
+                )
+
+            kinds = [
+                f"{created} BETWEEN {low} AND {high}"
+                for low, high in readable_number_ranges(s.timestamps)
+            ]
+            kinds.append(f"{created} >= '' AND {created} < x''")  # every text
+            extremes = [extreme(kind, way) for kind in kinds for way in ("ASC", "DESC")]
+            rows = connection.execute(
+                f"SELECT c.{s.q('chat_id')}, {typed('c.' + s.q('chat_title'))}, "
+                f"{typed('c.' + s.q('chat_created_at'))}, {', '.join(extremes)} "
+                f"FROM {s.q('chats')} AS c WHERE c.{s.q('chat_app_id')} = ?",
+                (query.app_id,),
+            ).fetchall()
+            chats: dict[ChatId, tuple[object, ...]] = {}
+            activities = []
+            for row in rows:
+                times = [
+                    safe_unix_seconds(_unpacked(value, codec), s.timestamps) for value in row[5:]
+                ]
+                readable = [time for time in times if time is not None]
+                if readable:
+                    chat_id = ChatId(int(row[0]))
+                    chats[chat_id] = row
+                    activities.append(ChatActivity(chat_id, min(readable), max(readable)))
+            picked, more = select_page(activities, query)
+            if not picked:
+                return ChatPage((), more)
+            marks = ", ".join("?" for _ in picked)
+            counts = dict(
+                connection.execute(
+                    f"SELECT o.{order.chat}, count(*) FROM {order.rows('o', 'm')} "
+                    f"WHERE o.{order.chat} IN ({marks}) AND {role} IN ({KNOWN_ROLE_LITERALS}) "
+                    f"GROUP BY o.{order.chat}",
+                    [activity.chat_id for activity in picked],
+                ).fetchall()
+            )
+            summaries = []
+            for activity in picked:
+                row = chats[activity.chat_id]
+                first_user = self._select(
+                    connection,
+                    order,
+                    query.app_id,
+                    activity.chat_id,
+                    [(f"{role} = ?", (Role.USER.value,))],
+                    f"ORDER BY {order.by()} LIMIT 1",
+                    (),
+                )
+                chat = Chat.from_host(
+                    activity.chat_id,
+                    query.app_id,
+                    host_value(row[1], row[2], codec),  # type: ignore[arg-type]
+                    host_value(row[3], row[4], codec),  # type: ignore[arg-type]
+                    s.timestamps,
+                )
+                summaries.append(
+                    ChatSummary(
+                        chat,
+                        activity.first_at,
+                        activity.last_at,
+                        int(counts.get(activity.chat_id, 0)),
+                        first_user[0] if first_user else None,
+                    )
+                )
+        return ChatPage(tuple(summaries), more)
 
 
 @attrs.frozen

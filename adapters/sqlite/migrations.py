@@ -650,16 +650,21 @@ def derived_objects(connection: sqlite3.Connection) -> list[tuple[str, str, str 
     ]
 
 
-def uninstall(connection: sqlite3.Connection, damaged: frozenset[str] = frozenset()) -> Uninstalled:
+def uninstall(
+    connection: sqlite3.Connection,
+    damaged: frozenset[str] = frozenset(),
+    kept: frozenset[str] = frozenset(),
+) -> Uninstalled:
     """Drop every derived object inside the caller's transaction; host tables and rows
-    are untouched. Raises `DropFailed` when a DROP fails: the caller rolls back and
-    calls again with that name in `damaged` (`setup.uninstall` does).
+    are untouched; the tables named in `kept` stay. Raises `DropFailed` when a DROP
+    fails: the caller rolls back and calls again with that name in `damaged`
+    (`setup.uninstall` does).
 
     A damaged FTS5 table cannot be dropped (its constructor fails on corrupt data or
     shadow tables), so its shadow tables are dropped one by one, and what still cannot
     be dropped (the virtual table itself, a shadow table whose b-tree is corrupt) leaves
     the schema through `writable_schema`, restricted to `chat_recall_*` names."""
-    rows = derived_objects(connection)
+    rows = [row for row in derived_objects(connection) if row[1] not in kept]
     virtual = sorted(name for kind, name, sql in rows if kind == "table" and is_virtual(sql))
     shadows = {f"{table}{suffix}" for table in virtual for suffix in FTS5_SHADOWS}
     present = {name for _, name, _ in rows}

@@ -27,6 +27,7 @@ from chat_recall.adapters.sqlite.migrations import (
     is_virtual,
 )
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.domain.wording import counted
 
 _FTS_NAME = re.compile(r"chat_recall_fts_(n?)(\d+)")
 
@@ -150,5 +151,8 @@ def restore(connection: sqlite3.Connection, schema: HostSchema) -> list[str]:
             f"WHERE {s.q('chat_app_id')} = ?",
             (app,),
         ).rowcount
-        done.append(f"app {app} has no index table: its {marked} chats are queued to be indexed")
+        done.append(
+            f"app {app} has no index table: its {counted(marked, 'chat')} "
+            f"{'is' if marked == 1 else 'are'} queued to be indexed"
+        )
     return done

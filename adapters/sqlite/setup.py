@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
 from chat_recall.adapters.sqlite import migrations, registry, vector_tables
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5, make_way
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
@@ -56,6 +57,8 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         _rebuild_for(database)
     with database.writing() as connection:
         migrations.record_analysis(connection, analysis)
+    with database.writing() as connection:  # one statement: a short transaction
+        connection.execute(IMPORT_LINKS_DDL)
     with database.reading() as connection:  # a count of 1M markers: not under the lock
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
@@ -183,15 +186,18 @@ def check_fts5_readonly(connection: sqlite3.Connection) -> None:
         check_fts5(connection)
 
 
-def uninstall(database: SqliteDatabase) -> migrations.Uninstalled:
+def uninstall(database: SqliteDatabase, *, keep_imports: bool = False) -> migrations.Uninstalled:
     """Remove every derived object, even a damaged one; no host row is touched. A DROP
     that fails on damage rolls the transaction back, and the next attempt removes that
-    object from the schema instead (at most one attempt per derived object)."""
+    object from the schema instead (at most one attempt per derived object). With
+    `keep_imports` (a rebuild) the import links stay: they describe host rows, not the
+    index."""
     damaged: set[str] = set()
+    kept = frozenset({IMPORT_LINKS}) if keep_imports else frozenset()
     while True:
         try:
             with database.writing() as connection:
-                return migrations.uninstall(connection, frozenset(damaged))
+                return migrations.uninstall(connection, frozenset(damaged), kept)
         except migrations.DropFailed as failed:
             if failed.name in damaged:  # cannot happen: a damaged name is never dropped
                 raise

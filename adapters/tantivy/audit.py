@@ -22,6 +22,7 @@ from chat_recall.adapters.sqlite.migrations import DOCS, PURGE
 from chat_recall.adapters.tantivy.engine import SCHEMA, app_directory, engine_failure
 from chat_recall.adapters.tantivy.index_store import STAGED
 from chat_recall.domain.model import AppId, Finding
+from chat_recall.domain.wording import counted
 
 # Stored documents read back per app by a deep check (spread over the index by score
 # order of a match-all query): damaged store files fail on reading.
@@ -52,7 +53,7 @@ def integrity(connection: sqlite3.Connection, root: Path, *, deep: bool) -> list
 
 def _app_problem(path: Path, documents: int, staged: bool, deep: bool) -> str | None:
     if not (path / "meta.json").exists():
-        return f"the tantivy index of {documents} documents is missing ({path.name})"
+        return f"the tantivy index of {counted(documents, 'document')} is missing ({path.name})"
     try:
         index = tantivy.Index.open(str(path))
         searcher = index.searcher()
@@ -68,7 +69,7 @@ def _app_problem(path: Path, documents: int, staged: bool, deep: bool) -> str | 
             raise
         return f"the tantivy index cannot be read: {str(error)[:200]}"
     if not staged and held != documents:
-        return f"{held} documents in the tantivy index for {documents} in the database"
+        return f"{counted(held, 'document')} in the tantivy index for {documents:,} in the database"
     return None
 
 

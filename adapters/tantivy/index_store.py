@@ -3,8 +3,8 @@ database; everything else (what is visible, purge list, quarantine, stamps, the 
 queue and its triggers) stays in the database, exactly as with the FTS5 engine.
 
 Publishing (why writes are staged). A tantivy commit is durable when it returns: it
-writes a segment and syncs its files, which took 50-150 ms here, far more than an
-indexer batch's 25 ms budget. So a batch's unit of work is one short SQLite transaction
+writes a segment and syncs its files, which takes far longer than an indexer batch's
+25 ms budget (docs/results.md). So a batch's unit of work is one short SQLite transaction
 that writes the metadata rows, clears the dirty markers and records each message in
 `chat_recall_tantivy_staged`; its tantivy changes are queued in memory. `maintain()`,
 which the indexer runs after every batch, gives them to the app writers (the engine's
@@ -52,9 +52,10 @@ from chat_recall.adapters.tantivy.engine import (
     BackgroundCommit,
     TantivyIndexes,
     engine_failure,
+    engine_term,
     to_tantivy,
 )
-from chat_recall.adapters.tantivy.query import compile_match
+from chat_recall.adapters.tantivy.query import compile_match, domain_term
 from chat_recall.domain.errors import ChatRecallError, IndexUnavailable, StorageError
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.model import (
@@ -69,7 +70,7 @@ from chat_recall.domain.model import (
     Quarantine,
     QuarantinedRow,
 )
-from chat_recall.domain.query import ScopedQuery
+from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.text.analysis import TextAnalysis
 
 # A queued tantivy change: a document to add, or (app, message) to delete.
@@ -94,14 +95,13 @@ HIDDEN_OR_STAGED = (
     f"({rows.HIDDEN} OR EXISTS (SELECT 1 FROM {STAGED} AS z WHERE z.message_id = d.message_id))"
 )
 PUBLISH_SECONDS = 1.0
-# Changes that may wait for the writers while a background commit runs (a commit takes
-# 20-150 ms here, ~200-1,500 documents of a heavy backfill; a document ~1 KB): beyond
-# this, the next step waits for the commit, so a slow disk cannot make memory grow.
+# Changes that may wait for the writers while a background commit runs (several times
+# what a heavy backfill stages during one commit, docs/results.md): beyond this, the
+# next step waits for the commit, so a slow disk cannot make memory grow.
 PENDING_LIMIT = 10_000
-# Staged or purge rows one transaction of a publish deletes at most: ~0.5 us a row here,
-# and a publish covers what was staged in a second or more (10-20k rows at the target
-# rate, more after a slow commit), which in one transaction would hold the lock ~10-20
-# ms and more.
+# Staged or purge rows one transaction of a publish deletes at most: a publish covers
+# what was staged in a second or more (more after a slow commit), which in one
+# transaction would hold the lock well past a batch's budget (docs/results.md).
 FORGET_PER_TRANSACTION = 2_000
 # Candidates fetched beyond the window, so that ties on the window's last score (tantivy
 # breaks them by its own document order) are broken by message id as the port says.
@@ -634,6 +634,13 @@ class TantivyIndexStore:
             past = rows.hidden_in_app(connection, query.app_id)
         searcher = index.searcher()
         compiled = compile_match(query.match, query.weights, self.analysis, query.exclude_chat_id)
+        if query.within.bounded:  # tantivy holds no times: the window's documents, by id
+            with self.database.reading() as connection:
+                ids = rows.written_within(connection, query.app_id, *query.within.span())
+            written = tantivy.Query.term_set_query(SCHEMA, "message_id", ids)
+            compiled = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, compiled), (tantivy.Occur.Must, written)]
+            )
         try:
             limit = query.window + TIE_MARGIN + past
             hits = searcher.search(compiled, limit, count=False).hits
@@ -656,6 +663,27 @@ class TantivyIndexStore:
             )
             for message_id in ranked[: query.window]
         ]
+
+    def vocabulary(self, probe: VocabularyProbe) -> list[TermCount]:
+        """From the app's own index's term dictionaries (title and body): documents
+        counted per field and summed, deleted ones included until segments merge."""
+        index = self._readable(probe.app_id)
+        if index is None:
+            return []
+        searcher = index.searcher()
+        found: dict[str, int] = {}
+        for field in ("title", "body"):
+            for term in probe.terms:
+                count = searcher.doc_freq(field, engine_term(term))
+                if count:
+                    found[term] = found.get(term, 0) + count
+            if probe.prefix:
+                for term, count in searcher.terms_with_prefix(
+                    field, engine_term(probe.prefix), limit=probe.limit
+                ):
+                    key = domain_term(term)
+                    found[key] = found.get(key, 0) + count
+        return [TermCount(term, found[term]) for term in sorted(found)]
 
     def documents(self, app_id: AppId, message_ids: Sequence[MessageId]) -> list[DocumentText]:
         if not message_ids:

@@ -8,6 +8,9 @@ the blocks of postings that cannot reach the current top-k, so a common word doe
 cost a score per match. Queries are built from terms, never parsed: no input can inject
 query syntax.
 
+A vocabulary term (`MatchQuery.terms`) is already the engine's term: a term query as it
+is. What the query excludes, and the current chat, are MUST_NOT clauses.
+
 Field weights: FTS5 multiplies a column's term frequency by its weight inside one bm25
 saturation, so a title weight of 10 makes a title match count about twice a body match,
 not ten times. Tantivy scores each field on its own, so each field's score is boosted by
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import tantivy
 
-from chat_recall.adapters.tantivy.engine import SCHEMA, engine_term
+from chat_recall.adapters.tantivy.engine import _ESCAPED_TERM, SCHEMA, engine_term
 from chat_recall.domain.model import ChatId
 from chat_recall.domain.query import FieldWeights, MatchQuery, Phrase
 from chat_recall.domain.text.analysis import TextAnalysis
@@ -50,6 +53,30 @@ def terms_of(phrase: Phrase, analysis: TextAnalysis) -> list[str]:
     return [engine_term(term) for term in analysis.phrase(phrase)]
 
 
+def domain_term(term: str) -> str:
+    """A term of this engine's dictionary as the domain's analysis spells it (the
+    inverse of `engine_term`)."""
+    if not term.startswith(_ESCAPED_TERM):
+        return term
+    return bytes.fromhex(term[len(_ESCAPED_TERM) :]).decode("utf-8", "surrogateescape")
+
+
+def _clauses(
+    phrases: tuple[Phrase, ...],
+    terms: tuple[str, ...],
+    boosts: tuple[tuple[str, float], ...],
+    analysis: TextAnalysis,
+) -> list[tantivy.Query]:
+    wanted = [terms_of(phrase, analysis) for phrase in phrases]
+    wanted += [[engine_term(term)] for term in terms]
+    return [
+        _field_query(field, words, boost)
+        for words in wanted
+        for field, boost in boosts
+        if boost > 0.0
+    ]
+
+
 def compile_match(
     query: MatchQuery,
     weights: FieldWeights,
@@ -59,18 +86,15 @@ def compile_match(
     if query.is_empty:
         raise ValueError("an empty query has no tantivy form")
     boosts = (("title", saturated(weights.title)), ("body", saturated(weights.body)))
-    clauses = [
-        (tantivy.Occur.Should, _field_query(field, terms_of(phrase, analysis), boost))
-        for phrase in query.phrases
-        for field, boost in boosts
-        if boost > 0.0
-    ]
-    match = tantivy.Query.boolean_query(clauses)
-    if exclude_chat_id is None:
+    should = _clauses(query.phrases, query.terms, boosts, analysis)
+    match = tantivy.Query.boolean_query([(tantivy.Occur.Should, clause) for clause in should])
+    unwanted = _clauses(
+        query.excluded, query.excluded_terms, (("title", 1.0), ("body", 1.0)), analysis
+    )
+    if exclude_chat_id is not None:
+        unwanted.append(tantivy.Query.term_query(SCHEMA, "chat_id", exclude_chat_id))
+    if not unwanted:
         return match
     return tantivy.Query.boolean_query(
-        [
-            (tantivy.Occur.Must, match),
-            (tantivy.Occur.MustNot, tantivy.Query.term_query(SCHEMA, "chat_id", exclude_chat_id)),
-        ]
+        [(tantivy.Occur.Must, match), *((tantivy.Occur.MustNot, clause) for clause in unwanted)]
     )

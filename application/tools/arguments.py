@@ -95,6 +95,50 @@ def text(
     return attrs.field(converter=converter, validator=check, metadata={SCHEMA_KEY: schema})
 
 
+def optional_text(
+    description: str,
+    *,
+    max_length: int,
+    check: Callable[[str], object] | None = None,
+) -> Any:
+    """A string argument the model may leave out (None), at most `max_length`
+    characters; `check` raises ValueError for a value it refuses (its message follows
+    the argument's name)."""
+    schema = {"type": "string", "maxLength": max_length, "description": description}
+
+    def validate(instance: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+        if value is None:
+            return
+        if len(value) > max_length:
+            raise ValueError(f"{attribute.name} must be at most {max_length} characters")
+        if check is not None:
+            try:
+                check(value)
+            except ValueError as error:
+                raise ValueError(f"{attribute.name} {error}") from None
+
+    return attrs.field(default=None, validator=validate, metadata={SCHEMA_KEY: schema})
+
+
+def choice(description: str, options: tuple[str, ...], *, default: str) -> Any:
+    """One of `options` (the tool turns it into its enum), `default` when left out."""
+    schema = {"type": "string", "enum": list(options), "default": default}
+    schema["description"] = description
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if value not in options:
+            allowed = " or ".join(f'"{option}"' for option in options)
+            raise ValueError(f"{attribute.name} must be {allowed}")
+
+    return attrs.field(default=default, validator=check, metadata={SCHEMA_KEY: schema})
+
+
+def flag(description: str, *, default: bool = False) -> Any:
+    """A boolean argument, `default` when left out."""
+    schema = {"type": "boolean", "default": default, "description": description}
+    return attrs.field(default=default, metadata={SCHEMA_KEY: schema})
+
+
 def json_schema(arguments: type) -> dict[str, Any]:
     """The JSON Schema of an arguments class, from its fields' declarations."""
     fields = attrs.fields(arguments)

@@ -52,7 +52,7 @@ Approver = Callable[[ConsentRequest], bool]
 @attrs.frozen
 class ToolSettings:
     """A host's choices: consent per tool name (a tool's own default otherwise, which
-    is `always` for both shipped tools), the approver asked under `ask` (none means
+    is `always` for every shipped tool), the approver asked under `ask` (none means
     every ask is denied), and the markup prefix of the cards."""
 
     consent: Mapping[str, Consent] = attrs.field(factory=dict)
@@ -93,7 +93,7 @@ class ToolOutcome:
         return self.result if isinstance(self.result, ToolError) else None
 
 
-# Every mode offers both tools, and they stay read-only in each of them.
+# Every mode offers every tool, and they stay read-only in each of them.
 MODES_OFFERING_TOOLS = frozenset(AgentMode)
 
 

@@ -1,9 +1,12 @@
 """Role-aware projections of a message: what search indexes and what read returns.
 
-- User text is never parsed for markup: it is kept as written, whitespace normalised.
+- User text is never parsed for markup: it is kept as written.
 - Assistant content is scanned (see `scanner`) and each tag obeys the policy table.
-- The search projection is one line of searchable text; the read projection keeps line
-  structure and adds concise tool/error summaries, never payload bodies.
+- Both projections keep the text as written (`tidy_lines`: lines, indentation and tabs;
+  only trailing whitespace and runs of blank lines go), so code in a message, the most
+  common thing people come back for, reads as it was written in an excerpt and in a
+  read. The read projection adds concise tool/error summaries (never payload bodies)
+  where the search projection keeps only what is worth finding.
 - Credentials become typed placeholders (`[redacted aws-secret-key]`, see
   `domain.redaction`) before anything is clipped, capped, indexed or excerpted, so no
   cut can leave part of a secret behind. A text far longer than the cap is redacted
@@ -36,7 +39,7 @@ from chat_recall.domain.redaction.redactor import assemble
 
 # Bump whenever projection output changes for the same input and policy: the derived
 # index is rebuilt in the background when the stored version differs.
-PROJECTION_VERSION = 4
+PROJECTION_VERSION = 5
 
 # The cap is in UTF-8 bytes, the unit of every output budget; a capped projection keeps
 # its first PROJECTION_MAX_BYTES - PROJECTION_TAIL_BYTES bytes and its last
@@ -127,17 +130,16 @@ def _project(role: Role, content: str, policy: MarkupPolicy, mode: ProjectionMod
         raw = redactable(content)
     else:
         renderer = _Renderer(mode, redactor)
-        raw = redactable("\n".join(renderer.render(scan(content, policy))))
+        raw = redactable(renderer.render(scan(content, policy)))
         counts = renderer.counts
-    normalise = collapse_whitespace if mode is ProjectionMode.SEARCH else tidy_lines
-    windowed = _windowed(raw, redactor, normalise, mode)
+    windowed = _windowed(raw, redactor, tidy_lines)
     found: Mapping[str, int] = {}
     if windowed is None:
         spans = redactor.spans(raw)
         if spans:
             redaction = assemble(raw, spans, 0, len(raw))
             raw, found = redaction.text, redaction.counts
-        text = normalise(raw)
+        text = tidy_lines(raw)
     else:
         text, found = windowed
     if counts:
@@ -152,7 +154,7 @@ Normalise = Callable[[str], str]
 
 
 def _windowed(
-    raw: str, redactor: Redactor, normalise: Normalise, mode: ProjectionMode
+    raw: str, redactor: Redactor, normalise: Normalise
 ) -> tuple[str, Counter[str]] | None:
     """For a very long text, the redacted and normalised head and tail that the byte
     cap keeps, joined: `cap_utf8` then gives exactly what it gives for the whole text
@@ -169,8 +171,7 @@ def _windowed(
     tail = _tail(raw, redactor, normalise, PROJECTION_TAIL_BYTES)
     if head is None or tail is None or head[2] >= tail[2]:
         return None
-    joint = " " if mode is ProjectionMode.SEARCH else "\n"
-    return head[0] + joint + tail[0], head[1] + tail[1]
+    return head[0] + "\n" + tail[0], head[1] + tail[1]
 
 
 def _head(
@@ -223,12 +224,33 @@ class _Renderer:
         self.counts.update(redaction.counts)
         return clip_chars(redaction.text, limit)
 
-    def render(self, segments: tuple[Segment, ...]) -> Iterator[str]:
+    def render(self, segments: tuple[Segment, ...]) -> str:
+        """Prose as written, and each block's lines on lines of their own: what follows
+        a tag on its line starts the next line, without the spaces before it. A block
+        that renders nothing leaves the prose around it joined, one space kept."""
+        parts: list[str] = []
+        after_block = False  # the next prose continues the line a block ended
+        after_drop = True  # the next prose's leading spaces would double a space
         for segment in segments:
             if isinstance(segment, str):
-                yield segment
-            else:
-                yield from self._block(segment)
+                if after_block or after_drop:
+                    segment = segment.lstrip(" \t")
+                if not segment:
+                    continue
+                if after_block and segment[0] != "\n":
+                    parts.append("\n")
+                parts.append(segment)
+                after_block = after_drop = False
+                continue
+            lines = list(self._block(segment))
+            if not lines:
+                after_drop = after_drop or not parts or parts[-1][-1:] in (" ", "\t", "\n")
+                continue
+            if parts and parts[-1][-1:] != "\n":
+                parts.append("\n")
+            parts.append("\n".join(lines))
+            after_block, after_drop = True, False
+        return "".join(parts)
 
     def _block(self, block: Block) -> Iterator[str]:
         rule = block.rule
@@ -291,7 +313,7 @@ class _Renderer:
                 return
             yield self.clip(block.body.strip(), cap)
             return
-        body = "\n".join(self.render(block.children or ()))
+        body = self.render(block.children or ())
         yield self.clip(body.strip(), cap) if cap is not None else body
 
     def _url_body(self, block: Block) -> str | None:

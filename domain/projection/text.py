@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from chat_recall.domain.text.segment import (
     redactable,
     valid_unicode,
@@ -12,9 +10,6 @@ from chat_recall.domain.text.segment import (
 
 # re-exported: projection code reads them from here
 __all__ = ["redactable", "valid_unicode", "without_controls"]
-
-_HORIZONTAL_RUN = re.compile(r"[^\S\n]+")
-_BLANK_LINES = re.compile(r"\n{3,}")
 
 TRUNCATION_MARKER = " […] "
 
@@ -25,11 +20,21 @@ def collapse_whitespace(text: str) -> str:
 
 
 def tidy_lines(text: str) -> str:
-    """Keep line structure for reading: horizontal runs become one space, lines are
-    stripped, and more than one blank line in a row becomes one."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = (_HORIZONTAL_RUN.sub(" ", line).strip() for line in text.split("\n"))
-    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+    """The text as written, for code above all: lines, indentation (spaces and tabs) and
+    the spacing inside a line are kept. Only trailing spaces and tabs are trimmed from
+    each line, line endings become `\\n`, more than one blank line in a row becomes one,
+    and blank lines at either end are dropped. Python, YAML and Markdown lists mean what
+    their indentation says, and a Makefile's recipe lines need their tab.
+
+    Every step is a C string method, and skipped when the text needs none of it: this
+    runs on every message the indexer projects."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if " \n" in text or "\t\n" in text or text.rstrip("\n")[-1:].isspace():
+        text = "\n".join([line.rstrip() for line in text.split("\n")])
+    while "\n\n\n" in text:  # each pass shortens every run by a third
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip("\n")
 
 
 def clip_chars(text: str, limit: int) -> str:

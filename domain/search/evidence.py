@@ -10,7 +10,12 @@ import attrs
 
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import Candidate, DocumentText, MessageId
-from chat_recall.domain.search.excerpt import highlight, holds_phrase, matched_terms
+from chat_recall.domain.search.excerpt import (
+    highlight,
+    holds_phrase,
+    matched_terms,
+    title_excerpt,
+)
 from chat_recall.domain.search.query_builder import QueryPlan
 from chat_recall.domain.search.ranking import RankedMatch, RecencyScale, SearchPolicy, adjust
 
@@ -23,18 +28,22 @@ def rank_matches(
     recency: RecencyScale,
 ) -> list[RankedMatch]:
     """Each candidate whose document is still visible, with the query terms it holds,
-    its excerpt, and its score after the policy's boosts and penalties."""
+    its excerpt, and its score after the policy's boosts and penalties. A match whose
+    body holds none of the query's words (found through its chat's title) ranks at
+    `policy.title_only_factor`, and its excerpt starts with the title that matched."""
     wanted = plan.wanted
     matches = []
     for candidate in candidates:
         document = texts.get(candidate.message_id)
         if document is None:
             continue
-        body_terms, body_excerpt = highlight(
-            document.body, wanted, policy.excerpt_chars, plan.analysis
-        )
+        body_terms, excerpt = highlight(document.body, wanted, policy.excerpt_chars, plan.analysis)
         terms = body_terms | matched_terms(document.title, wanted, plan.analysis)
+        terms |= plan.phrases_held(document.body, document.title)
         score = adjust(candidate, policy, recency)
+        if not body_terms:  # found through its chat's title: the excerpt says so
+            score *= policy.title_only_factor
+            excerpt = title_excerpt(document.title, document.body, policy.excerpt_chars)
         if any(
             holds_phrase(document.body, phrase) or holds_phrase(document.title, phrase)
             for phrase in plan.exact_phrases
@@ -45,7 +54,7 @@ def rank_matches(
                 candidate,
                 score,
                 terms,
-                body_excerpt,
+                excerpt,
                 body_evidence=bool(body_terms),
             )
         )
@@ -112,6 +121,9 @@ def with_answers(
         if current is not None and current.adjusted_score >= score:
             continue
         terms, excerpt = highlight(answer.body, plan.wanted, policy.excerpt_chars, plan.analysis)
+        terms |= plan.phrases_held(answer.body)
+        if not terms and not question.body_evidence:  # both found through the title
+            excerpt = title_excerpt(answer.title, answer.body, policy.excerpt_chars)
         by_id[answer.message_id] = RankedMatch(
             answer.as_candidate(question.candidate.score),
             score,

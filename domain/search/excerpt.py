@@ -1,4 +1,5 @@
-"""Short excerpts centred on the matched terms, cut from the clean indexed projection.
+"""Short excerpts centred on the matched terms, cut from the clean indexed projection
+and keeping its lines and indentation.
 
 Works on the index text itself (the same in every adapter), so excerpts are identical
 across adapters; segmentation marks are removed at the end.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from chat_recall.domain.projection.text import collapse_whitespace
+from chat_recall.domain.projection.text import clip_chars, collapse_whitespace, tidy_lines
 from chat_recall.domain.text import reading_text
 from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.unicode61 import same_length_fold, token_run_character
@@ -49,6 +50,18 @@ def highlight(
     return frozenset(term for _, _, term in hits), _excerpt(index_text, hits, max_chars)
 
 
+# At most this many characters of a chat title lead a title-only match's excerpt.
+TITLE_EXCERPT_CHARS = 80
+
+
+def title_excerpt(index_title: str, index_body: str, max_chars: int) -> str:
+    """The excerpt of a match found only through its chat's title: the title, which is
+    what matched, then the start of the message."""
+    title = clip_chars(collapse_whitespace(reading_text(index_title)), TITLE_EXCERPT_CHARS)
+    lead = f"[chat title: {title}] "
+    return lead + _cut(index_body, 0, max(max_chars - len(lead), 1))
+
+
 def _excerpt(index_text: str, hits: list[tuple[int, int, str]], max_chars: int) -> str:
     """About `max_chars` characters around the densest cluster of hits (the start of the
     text when there is none)."""
@@ -70,17 +83,45 @@ def _excerpt(index_text: str, hits: list[tuple[int, int, str]], max_chars: int) 
     return _cut(index_text, start, max_chars)
 
 
+# How far a cut may move to start at a line or a word, or to end at one.
+_SNAP_CHARS = 20
+
+
 def _cut(index_text: str, start: int, max_chars: int) -> str:
+    """About `max_chars` characters from `start`, as the text is written: the cut moves
+    to the start of a line near it (so a line of code keeps its indentation) or else of
+    a word, and ends at the end of a word; trailing spaces and extra blank lines go."""
     end = min(len(index_text), start + max_chars)
     if end - start < max_chars:
         start = max(0, end - max_chars)
-    if start > 0:
-        space = index_text.find(" ", start, min(end, start + 20))
-        start = space + 1 if space >= 0 else start
+    at_line = start == 0 or index_text[start - 1] == "\n"
+    if not at_line:
+        reach = min(end, start + _SNAP_CHARS)
+        line = index_text.find("\n", start, reach)
+        if line >= 0:
+            start, at_line = line + 1, True
+        else:
+            space = _next_space(index_text, start, reach)
+            start = space + 1 if space >= 0 else start
     if end < len(index_text):
-        space = index_text.rfind(" ", max(start, end - 20), end)
+        space = _last_space(index_text, max(start, end - _SNAP_CHARS), end)
         end = space if space > start else end
-    body = collapse_whitespace(reading_text(index_text[start:end]))
-    prefix = ELLIPSIS if start > 0 else ""
+    body = tidy_lines(reading_text(index_text[start:end]))
+    if not at_line:
+        body = body.lstrip()
+    prefix = ""
+    if start > 0:
+        prefix = ELLIPSIS + ("\n" if body[:1] in (" ", "\t") else "")
     suffix = ELLIPSIS if end < len(index_text) else ""
     return f"{prefix}{body}{suffix}"
+
+
+def _next_space(text: str, start: int, end: int) -> int:
+    found = [i for i in (text.find(" ", start, end), text.find("\t", start, end)) if i >= 0]
+    return min(found) if found else -1
+
+
+def _last_space(text: str, start: int, end: int) -> int:
+    return max(
+        text.rfind(" ", start, end), text.rfind("\t", start, end), text.rfind("\n", start, end)
+    )

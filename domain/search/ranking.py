@@ -3,6 +3,8 @@ higher is better; the policies here multiply them (boosts > 1, penalties < 1).""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import attrs
 
 from chat_recall.domain.model import Candidate, ChatId
@@ -30,19 +32,27 @@ class SearchPolicy:
     # two people talking), not only the user's.
     answers_both_ways: bool = True
     # Every matching user message brings the assistant's reply, ranked at this factor of
-    # its score (1.0: level with it). Measured: it costs evidence (the reply of a
-    # statement pushes out a better match in the chat's two slots); off.
+    # its score (1.0: level with it). It costs evidence (the reply of a statement pushes
+    # out a better match in the chat's two slots: tests/evaluation/RESULTS.md); off.
     user_replies: bool = False
     statement_reply_factor: float = 1.0
     # Within a chat, a question whose reply is shown comes after the other matches.
     answers_first: bool = True
     # score * (1 + weight * recency), recency 0 for the oldest candidate of the window and
-    # 1 for the newest. Measured on the tuning half: 0.2 moves superseded decisions up
-    # (chat@1 0.41 -> 0.50, full questions) but costs more elsewhere (all full questions
-    # 0.76 -> 0.74, keyword evidence 0.77 -> 0.75); 0.05 changes nothing; off.
+    # 1 for the newest. On the tuning half a weight of 0.2 moves superseded decisions up
+    # but costs more elsewhere, and 0.05 changes nothing (tests/evaluation/RESULTS.md,
+    # "What each change did on its own"); off.
     recency_weight: float = 0.0
     # Within a chat, show matches whose body holds query words before title-only ones.
     prefer_body_evidence: bool = True
+    # score * factor for a match whose own text holds none of the query's words, found
+    # only through its chat's title: every message of a chat titled "Deploy to Fly.io"
+    # matches `deploy`, its shortest ones ("Frankfurt (fra).") best, above the message
+    # that says `fly deploy`. A hundredth puts such matches below any message holding
+    # the words in every engine (PostgreSQL's ranking weighs a title match about ten
+    # times a body match), while a body match in a chat so titled keeps the title's
+    # weight; 1.0: the design's algorithm.
+    title_only_factor: float = 0.01
     # The design's exact-phrase bonus: score * factor for a match whose body or title
     # holds the whole normalised query (about what FTS5 added when the phrase was one
     # more OR phrase of the query: its bm25 term, roughly the words' own).
@@ -77,6 +87,7 @@ class SearchPolicy:
             coverage_exponent=0.0,
             supersede_margin=0.0,
             segment_unspaced=False,
+            title_only_factor=1.0,
         )
 
 
@@ -156,16 +167,20 @@ def _normal(excerpt: str) -> str:
     return " ".join(excerpt.lower().split())
 
 
+# Whether the terms found in a chat hold one query word (`QueryTerm.held`).
+WordTest = Callable[[frozenset[str]], bool]
+
+
 def group(
     matches: list[RankedMatch],
     policy: SearchPolicy,
     limit: int,
-    words: tuple[tuple[str, ...], ...] = (),
+    words: Sequence[WordTest] = (),
 ) -> list[ChatGroup]:
     """At most `policy.matches_per_chat` materially distinct matches per chat; chats by
-    rank score (best adjusted score, weighed by the share of the query's `words`, each a
-    word's terms, that the chat holds), then newest matched message, then chat id; then
-    a later chat that supersedes an earlier near-equal one goes above it."""
+    rank score (best adjusted score, weighed by the share of the query's `words` that
+    the chat holds), then newest matched message, then chat id; then a later chat that
+    supersedes an earlier near-equal one goes above it."""
     by_chat: dict[ChatId, list[RankedMatch]] = {}
     ordered = sorted(
         matches, key=lambda m: (-m.adjusted_score, -m.candidate.created_at, m.candidate.message_id)
@@ -197,7 +212,7 @@ def group(
                 break
         if kept:
             found = frozenset().union(*(m.terms for m in chat_matches))
-            held = frozenset(i for i, terms in enumerate(words) if all(t in found for t in terms))
+            held = frozenset(i for i, holds in enumerate(words) if holds(found))
             rank = best.adjusted_score
             if words and policy.coverage_exponent:
                 rank *= (len(held) / len(words)) ** policy.coverage_exponent

@@ -48,6 +48,17 @@ def _candidate_pattern(prefixes: tuple[str, ...], run: str) -> re.Pattern[str]:
     return re.compile(f"(?<!{run})(?:{alternatives}){run}*")
 
 
+# Endings that Porter removes whole, to find a token that stems to a given stem
+# (`TextAnalysis.token_for`); tests/domain/test_query_grammar.py holds them against every
+# stem of the evaluation set's vocabulary.
+STEM_ENDINGS = ("e", "s", "es", "ed", "ing", "y", "al", "ion", "ate", "ive", "ize", "ous")
+# A stem shorter than a prefix that begins with it counts for `prefix*` within this
+# many characters (`authenticat*` -> `authent`), and from this length on: shorter
+# stems (`auth` for `authenticat*`) are other words more often than not.
+PREFIX_STEM_SLACK = 4
+MIN_PREFIX_STEM = 4
+
+
 @attrs.frozen
 class TextAnalysis:
     """Tokens, then (by default) their Porter stems: see the module docstring."""
@@ -80,6 +91,54 @@ class TextAnalysis:
 
     def phrase(self, tokens: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(self.term(token) for token in tokens)
+
+    def token_for(self, term: str) -> str | None:
+        """A token whose term is `term`: for an engine that analyses every token of a
+        query (FTS5's `porter` tokenizer stems what it is given) and is to match a term
+        of its vocabulary as it is. The term itself where the analysis keeps it (most
+        stems), else the term with the first of `STEM_ENDINGS` that stems back to it
+        (Porter does not keep every stem: `databas` becomes `databa`, `database` gives
+        `databas`); None when none does."""
+        if self.term(term) == term:
+            return term
+        for ending in STEM_ENDINGS:
+            if self.term(term + ending) == term:
+                return term + ending
+        return None
+
+    def covers_prefix(self, prefix: str, term: str) -> bool:
+        """Whether a word that begins with `prefix` (a folded token) may have `term` as
+        its term: `prefix*` matches the documents holding any such term.
+
+        Without stemming: the term begins with the prefix. With Porter stems, a word's
+        stem may also be shorter than the prefix the word begins with (`authenticat*`
+        -> `authent`, the stem of `authentication`), or end in `i` for its `y`
+        (`deploy*` -> `deploi`, the stem of `deploy`): such a stem counts when the
+        prefix begins with it (at most `PREFIX_STEM_SLACK` characters shorter, and
+        `MIN_PREFIX_STEM` long), or is the prefix's own stem."""
+        if term.startswith(prefix):
+            return True
+        if self.stemming is Stemming.NONE:
+            return False
+        if term == porter_stem(prefix):
+            return True
+        if len(term) < MIN_PREFIX_STEM or len(term) < len(prefix) - PREFIX_STEM_SLACK:
+            return False
+        if prefix.startswith(term):
+            return True
+        return term.endswith("i") and prefix.startswith(term[:-1]) and prefix[len(term) - 1] == "y"
+
+    def prefix_forms(self, prefix: str) -> tuple[str, ...]:
+        """The terms shorter than `prefix` that `covers_prefix` may accept: looked up
+        one by one, beside the scan of the terms that begin with the prefix."""
+        if self.stemming is Stemming.NONE:
+            return ()
+        forms = {porter_stem(prefix)}
+        for size in range(max(MIN_PREFIX_STEM, len(prefix) - PREFIX_STEM_SLACK), len(prefix)):
+            forms.add(prefix[:size])
+            if prefix[size - 1] == "y":
+                forms.add(prefix[: size - 1] + "i")
+        return tuple(sorted(form for form in forms if self.covers_prefix(prefix, form)))
 
     def find_terms(self, text: str, terms: frozenset[str]) -> list[tuple[int, int, str]]:
         """(start, end, term) of every token of `text` whose term is one of `terms`.

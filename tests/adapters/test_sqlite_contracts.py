@@ -8,6 +8,7 @@ import pytest
 
 from chat_recall.contracts.all import SUITES, StorageContracts
 from chat_recall.contracts.harness import StorageHarness
+from chat_recall.contracts.import_target import ImportTargetContract
 from tests.adapters.conftest import sqlite_harness
 
 
@@ -20,3 +21,9 @@ class TestSqliteAdapter(StorageContracts):
 def test_the_suites_test_names_are_distinct() -> None:
     names = [name for suite in SUITES for name in vars(suite) if name.startswith("test_")]
     assert len(names) == len(set(names))
+
+
+class TestSqliteImportTarget(ImportTargetContract):
+    @pytest.fixture
+    def harness(self, sqlite_path: Path) -> StorageHarness:
+        return sqlite_harness(sqlite_path)

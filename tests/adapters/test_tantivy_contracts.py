@@ -13,6 +13,7 @@ from chat_recall.adapters.tantivy.index_store import TantivyIndexStore
 from chat_recall.application.service import ChatRecall
 from chat_recall.contracts.all import StorageContracts
 from chat_recall.contracts.harness import Capabilities, StorageHarness
+from chat_recall.contracts.import_target import ImportTargetContract
 
 
 def publish(recall: ChatRecall) -> None:
@@ -50,6 +51,12 @@ def tantivy_harness(path: Path) -> StorageHarness:
 
 
 class TestTantivyAdapter(StorageContracts):
+    @pytest.fixture
+    def harness(self, tmp_path: Path) -> StorageHarness:
+        return tantivy_harness(tmp_path / "host.db")
+
+
+class TestTantivyImportTarget(ImportTargetContract):
     @pytest.fixture
     def harness(self, tmp_path: Path) -> StorageHarness:
         return tantivy_harness(tmp_path / "host.db")

@@ -461,8 +461,8 @@ def search_classes(
             count = partial(_tantivy_count, recall, app_id)
             sent_query, words_query = plan.match, words_only
         else:
-            sent = compile_match(plan.match, None)
-            words = compile_match(words_only, None)
+            sent = compile_match(plan.match, None, recall.index.analysis)
+            words = compile_match(words_only, None, recall.index.analysis)
             floor = partial(_floor, database, table)
             count = partial(_count, database, table)
             sent_query, words_query = sent, words  # type: ignore[assignment]

@@ -8,9 +8,10 @@ import attrs
 
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import Candidate, ChatId, MessageId
+from chat_recall.domain.search.query_builder import QueryTerm
 from chat_recall.domain.search.ranking import RankedMatch, SearchPolicy, group
 
-WORDS = (("toma",), ("compani",), ("make",))
+WORDS = tuple(QueryTerm((t,), (t,)).held for t in ("toma", "compani", "make"))
 SHIPPED = SearchPolicy.default()
 
 

@@ -71,9 +71,24 @@ def test_the_phrase_bonus_counts_the_title_too() -> None:
     plan = build_query("refund window")
     documents = texts(doc(1, Role.USER, "thirty days it is", title="Refund window policy"))
     match = ranked(documents, {1: 1.5}, plan)[MessageId(1)]
-    assert match.adjusted_score == pytest.approx(1.5 * SHIPPED.phrase_bonus)
+    factor = SHIPPED.title_only_factor  # only the title holds the words
+    assert match.adjusted_score == pytest.approx(1.5 * SHIPPED.phrase_bonus * factor)
     assert match.terms == frozenset({"refund", "window"})
-    assert not match.body_evidence  # only the title holds the words
+    assert not match.body_evidence
+    assert match.excerpt == "[chat title: Refund window policy] thirty days it is"
+
+
+def test_a_match_found_only_through_its_title_ranks_below_one_holding_the_words() -> None:
+    plan = build_query("deploy")
+    documents = texts(
+        doc(1, Role.ASSISTANT, "Frankfurt (fra).", title="Deploy to Fly.io"),
+        doc(2, Role.ASSISTANT, "Use fly deploy from CI.", title="CI"),
+    )
+    matches = ranked(documents, {1: 2.0, 2: 0.5}, plan)
+    assert matches[MessageId(2)].adjusted_score > matches[MessageId(1)].adjusted_score
+    assert matches[MessageId(1)].excerpt.startswith("[chat title: Deploy to Fly.io] ")
+    plain = ranked(documents, {1: 2.0, 2: 0.5}, plan, SearchPolicy.design_baseline())
+    assert plain[MessageId(1)].adjusted_score == pytest.approx(2.0)
 
 
 def test_a_typographic_possessive_in_a_message_holds_the_ascii_query_phrase() -> None:

@@ -1,11 +1,17 @@
 """The relevance evaluation set: synthetic app histories and the questions asked of them.
 
-Seven apps (`tests/evaluation/apps/`), each a module with its chats and questions:
-five app-building histories (a user and an AI assistant) and two conversations between
-two people with no assistant (their messages alternate the host's two roles, as an
-import of a two-person conversation stores them). Chats are long, mix topics, repeat the
+Twelve apps (`tests/evaluation/apps/`), each a module with its chats and questions:
+nine app-building histories (a user and an AI assistant; one of them, `hostels`, in
+five languages) and three conversations between two people with no assistant (their
+messages alternate the host's two roles, as an import of a two-person conversation
+stores them). Chats are long, mix topics, repeat the
 common words of their domain, carry markup the projection removes (file writes, SQL,
 error output), and sit next to generated everyday chatter of the same app.
+
+Questions added later test what words alone cannot do (`vague`: the question and the
+message that answers it share at most one content word, and a near-miss chat holds the
+question's words; `unanswerable`: never discussed, so no gold) and word families in
+other languages (`inflection`). `tests/evaluation/test_strictness.py` enforces their rules.
 
 Every question is written twice: as a user would ask it (`full`) and as an agent would
 search for it (`keywords`). Its gold is a set of evidence messages (labels on the
@@ -35,7 +41,13 @@ CATEGORIES = (
     "multilingual",  # questions and chats in other languages and scripts
     "assistant_asks",  # the assistant asked, the user's reply decided
     "peer",  # added to every question whose gold is in a two-person conversation
+    "vague",  # at most one content word shared with the gold; a near-miss chat has them
+    "unanswerable",  # about something never discussed in that app: no gold at all
+    "inflection",  # the question has another inflection of the gold message's word
 )
+# Added for issue 36 (a semantic layer, "nothing fits", Snowball stemming); the guard in
+# test_relevance.py holds the earlier categories to their figures, not these.
+ADDED_CATEGORIES = ("vague", "unanswerable", "inflection")
 FORMS = ("full", "keywords")
 
 
@@ -108,7 +120,16 @@ class Question:
     tags: tuple[str, ...]
     full: str
     keywords: str
-    evidence: tuple[str, ...]  # labels of the messages that hold the answer
+    evidence: tuple[str, ...]  # labels of the messages that hold the answer (none: unanswerable)
+    # Keys of near-miss chats: they hold the question's own words but do not answer it
+    # (every `vague` question names at least one; test_strictness.py checks them).
+    distractors: tuple[str, ...] = ()
+    # The Snowball stemmer name of the question's language ("german", "english", ...),
+    # for `inflection` questions.
+    language: str | None = None
+    # (the word as the question writes it, as the gold message writes it), for
+    # `inflection` questions: two inflections of one word, each absent from the other side.
+    inflection: tuple[str, str] | None = None
 
     def text(self, form: str) -> str:
         return self.full if form == "full" else self.keywords

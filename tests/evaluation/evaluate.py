@@ -16,6 +16,13 @@ with 95% bootstrap intervals (questions resampled with replacement, seeded) and 
 paired difference shipped - plain with its interval. `--ablations` adds each change on
 its own on top of the plain algorithm. The plain algorithm runs over an unstemmed
 index (`TextAnalysis.plain()`), the shipped policy over the shipped (stemmed) one.
+
+Then, for the shipped policy alone, one table per half and form with every category
+(and the `inflection` questions per language): chat@1, chat@8, evidence and MRR with
+their intervals over the answerable questions, and how often search_chats said
+`"confident": false` (for `unanswerable` questions the right answer; for the others a
+wrong one), `n/a` while the output has no such field. `unanswerable` questions have no
+gold, so they count only there (and in how many chats a search still returned).
 """
 
 from __future__ import annotations
@@ -103,12 +110,14 @@ def load(
     analysis: TextAnalysis | None = None,
     postgres: str | None = None,
     engine: Engine = Engine.SQLITE,
+    apps: Sequence[App] | None = None,
 ) -> Corpus:
     """Write every app's history through the host writer and index it under `analysis`
     (default: the shipped one). SQLite FTS5 by default; `memory=True` uses the
     in-memory twin (same scores); `postgres` (a server's URL) the PostgreSQL adapter, in
     a fresh schema; `engine=Engine.TANTIVY` the tantivy engine (in a temporary database
-    file: its indexes live beside the file)."""
+    file: its indexes live beside the file). `apps` replaces the evaluation's own apps
+    (a public benchmark's, `locomo.py`)."""
     analysis = analysis or TextAnalysis.default()
     if postgres is not None:
         recall = bootstrap.postgres(
@@ -125,7 +134,7 @@ def load(
         recall = bootstrap.sqlite(
             sqlite3.connect(":memory:"), create_host_schema=True, analysis=analysis
         )
-    apps = load_apps()
+    apps = tuple(apps) if apps is not None else load_apps()
     chat_ids: dict[tuple[int, str], int] = {}
     message_ids: dict[tuple[int, str], int] = {}
     for app in apps:
@@ -241,7 +250,11 @@ class Row:
     form: str
     half: str
     tags: tuple[str, ...]
-    values: tuple[float, ...]  # in METRICS order
+    values: tuple[float, ...]  # in METRICS order; all 0.0 for a question with no gold
+    answerable: bool = True
+    confident: bool | None = None  # search_chats' "confident", None when it has none
+    chats: int = 0  # how many chats the search returned
+    language: str | None = None
 
 
 def score(corpus: Corpus, app: App, question: Question, output: Any) -> tuple[float, ...]:
@@ -249,6 +262,8 @@ def score(corpus: Corpus, app: App, question: Question, output: Any) -> tuple[fl
     returned = {match["message_id"] for result in output["results"] for match in result["matches"]}
     gold = [corpus.chat_ids[(app.id, key)] for key in app.gold_chats(question)]
     evidence = {corpus.message_ids[(app.id, label)] for label in question.evidence}
+    if not gold:
+        return (0.0,) * len(METRICS)
     ranks = [chats.index(chat) + 1 for chat in gold if chat in chats]
 
     def within(k: int) -> float:
@@ -270,12 +285,17 @@ class Corpora:
     memory: bool = False
     postgres: str | None = None
     engine: Engine = Engine.SQLITE
+    apps: Sequence[App] | None = None  # None: the evaluation's own apps
     _loaded: dict[TextAnalysis, Corpus] = attrs.field(factory=dict)
 
     def __call__(self, analysis: TextAnalysis) -> Corpus:
         if analysis not in self._loaded:
             self._loaded[analysis] = load(
-                memory=self.memory, analysis=analysis, postgres=self.postgres, engine=self.engine
+                memory=self.memory,
+                analysis=analysis,
+                postgres=self.postgres,
+                engine=self.engine,
+                apps=self.apps,
             )
         return self._loaded[analysis]
 
@@ -291,6 +311,7 @@ def run(corpus: Corpus, policy: SearchPolicy, split: Mapping[str, str]) -> list[
         for question in app.questions:
             for form in FORMS:
                 output = search(app.id, question.text(form))
+                confident = output.get("confident")
                 rows.append(
                     Row(
                         question.id,
@@ -299,16 +320,24 @@ def run(corpus: Corpus, policy: SearchPolicy, split: Mapping[str, str]) -> list[
                         split[question.id],
                         app.tags(question),
                         score(corpus, app, question, output),
+                        answerable=bool(question.evidence),
+                        confident=confident if isinstance(confident, bool) else None,
+                        chats=len(output["results"]),
+                        language=question.language,
                     )
                 )
     return rows
 
 
 def select(rows: Iterable[Row], half: str, form: str, category: str = "all") -> list[Row]:
+    """The rows of a half and form in `category`; "all" is every answerable question
+    (a question with no gold has no rank to score)."""
     return [
         row
         for row in rows
-        if row.half == half and row.form == form and (category == "all" or category in row.tags)
+        if row.half == half
+        and row.form == form
+        and (row.answerable if category == "all" else category in row.tags)
     ]
 
 
@@ -375,7 +404,7 @@ def comparison_table(
     for category in ("all", *CATEGORIES):
         rows_new = select(new, half, form, category)
         rows_old = select(old, half, form, category)
-        if not rows_new:
+        if not rows_new or not all(row.answerable for row in rows_new):
             continue
         cells = []
         for metric in METRICS:
@@ -399,6 +428,79 @@ def summary_table(results: Mapping[str, Sequence[Row]], halves: Sequence[str] = 
                 chosen = select(rows, half, form)
                 cells = [estimate(chosen, metric).cell() for metric in METRICS]
                 lines.append(f"| {name} | {half} | {form} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+BASELINE_METRICS = ("chat@1", "chat@8", "evidence", "mrr")
+
+
+def share(rows: Sequence[Row], chosen: Callable[[Row], bool]) -> str:
+    """The share of `rows` for which `chosen` holds, with its interval; n/a when the
+    search output has no `confident` field."""
+    if not rows or any(row.confident is None for row in rows):
+        return "n/a"
+    return bootstrap_mean([1.0 if chosen(row) else 0.0 for row in rows]).cell()
+
+
+def category_rows(
+    rows: Sequence[Row], half: str, form: str, categories: Sequence[str] = CATEGORIES
+) -> list[tuple[str, list[Row]]]:
+    """Every category with rows, then the `inflection` questions per language."""
+    chosen = [(category, select(rows, half, form, category)) for category in ("all", *categories)]
+    inflection = select(rows, half, form, "inflection")
+    for language in sorted({row.language for row in inflection if row.language}):
+        chosen.append(
+            (f"inflection: {language}", [row for row in inflection if row.language == language])
+        )
+    return [(name, chosen_rows) for name, chosen_rows in chosen if chosen_rows]
+
+
+def category_table(
+    rows: Sequence[Row],
+    half: str,
+    form: str,
+    name: str,
+    categories: Sequence[str] = CATEGORIES,
+) -> str:
+    """One policy's figures per category, with intervals (markdown)."""
+    lines = [
+        f"**{name}, {half}, {form}** (95% bootstrap intervals; `not confident`: the share "
+        'of questions whose output said `"confident": false`)',
+        "",
+        "| category | n | " + " | ".join(BASELINE_METRICS) + " | not confident |",
+        "|" + "---|" * (len(BASELINE_METRICS) + 3),
+    ]
+    for category, chosen in category_rows(rows, half, form, categories):
+        if all(row.answerable for row in chosen):
+            cells = [estimate(chosen, metric).cell() for metric in BASELINE_METRICS]
+        else:
+            cells = ["—"] * len(BASELINE_METRICS)
+        wrong = share(chosen, lambda row: row.confident is False)
+        lines.append(f"| {category} | {len(chosen)} | " + " | ".join(cells) + f" | {wrong} |")
+    return "\n".join(lines)
+
+
+def unanswerable_table(rows: Sequence[Row], halves: Sequence[str], name: str) -> str:
+    """For the questions never discussed: how often the search still returned chats,
+    how many, and how often it said it was not confident (markdown)."""
+    lines = [
+        f"**{name}, unanswerable questions** (95% bootstrap intervals)",
+        "",
+        '| half | form | n | returned a chat | chats returned | "confident": false |',
+        "|---|---|---|---|---|---|",
+    ]
+    for half in halves:
+        for form in FORMS:
+            chosen = select(rows, half, form, "unanswerable")
+            if not chosen:
+                continue
+            returned = bootstrap_mean([1.0 if row.chats else 0.0 for row in chosen])
+            count = bootstrap_mean([float(row.chats) for row in chosen])
+            confident = share(chosen, lambda row: row.confident is False)
+            lines.append(
+                f"| {half} | {form} | {len(chosen)} | {returned.cell()} | {count.cell()} "
+                f"| {confident} |"
+            )
     return "\n".join(lines)
 
 
@@ -457,6 +559,10 @@ def _report(arguments: argparse.Namespace, corpora: Corpora) -> None:
                 )
                 + "\n"
             )
+    for half in halves:
+        for form in FORMS:
+            print(category_table(results["shipped"], half, form, "shipped") + "\n")
+    print(unanswerable_table(results["shipped"], halves, "shipped") + "\n")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ plain algorithm beyond noise (the paired 95% bootstrap interval of the differenc
 above zero) and is at least level with it on every metric; in every category no metric
 drops beyond noise, except the losses listed in KNOWN_LOSSES (none now; measured and
 reported in RESULTS.md); and the shipped figures stay above their floors.
+
+The guard holds the questions of the categories it was written for: those of the
+categories added later (`ADDED_CATEGORIES`: vague, unanswerable, inflection) measure
+layers that do not exist yet and are reported by `evaluate.py`, not guarded here.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from tests.evaluation.corpus import CATEGORIES, FORMS, load_apps
+from tests.evaluation.corpus import ADDED_CATEGORIES, CATEGORIES, FORMS, load_apps
 from tests.evaluation.evaluate import (
     HALVES,
     METRICS,
@@ -89,13 +93,21 @@ def test_every_evidence_label_is_a_loaded_message() -> None:
                 assert (app.id, key) in corpus.chat_ids, (question.id, key)
 
 
+GUARDED_CATEGORIES = tuple(c for c in CATEGORIES if c not in ADDED_CATEGORIES)
+
+
+def guarded(rows: Sequence[Row]) -> list[Row]:
+    """The rows of questions in none of the added categories."""
+    return [row for row in rows if not set(row.tags) & set(ADDED_CATEGORIES)]
+
+
 @pytest.fixture(scope="module")
 def results() -> Mapping[str, Sequence[Row]]:
     corpora = Corpora(memory=True)
     split = read_split()
     return {
-        "plain": evaluate(corpora, plain(), split),
-        "shipped": evaluate(corpora, shipped(), split),
+        "plain": guarded(evaluate(corpora, plain(), split)),
+        "shipped": guarded(evaluate(corpora, shipped(), split)),
     }
 
 
@@ -115,7 +127,7 @@ def test_no_category_loses_beyond_noise_on_the_held_out_half(
 ) -> None:
     losses = set()
     for form in FORMS:
-        for category in CATEGORIES:
+        for category in GUARDED_CATEGORIES:
             new = select(results["shipped"], "held_out", form, category)
             old = select(results["plain"], "held_out", form, category)
             for metric in METRICS:

@@ -128,6 +128,59 @@ def test_current_chat_flags_mean_the_same_in_search_and_read(
     assert usage.value.code == Exit.USAGE
 
 
+def test_list_prints_the_tool_json_and_a_listing_for_a_person(
+    database: Path, capsys: Capture
+) -> None:
+    scope = ["list", "--db", str(database), "--app", "1"]
+    assert main([*scope, "--after", "2023-11-14", "--order", "oldest"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert [c["chat_id"] for c in output["chats"]] == [7]
+    assert output["chats"][0]["first_user_message"] == "Sessions or JWT for login?"
+    assert main([*scope, "--current-chat", "7"]) == 0
+    assert json.loads(capsys.readouterr().out)["chats"] == []
+    assert main([*scope, "--current-chat", "7", "--include-current", "--format", "text"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("1 chat, newest first\n")
+    assert "chat 7: Auth  (2023-11-14 22:13 UTC – 2023-11-14 22:13 UTC, 2 messages)" in text
+    assert "    Sessions or JWT for login?" in text
+    hint = f"read one: chat-recall read --db {database} --app 1 --current-chat 7 --chat 7"
+    assert hint in text
+    assert main([*scope, "--limit", "1", "--before", "2024-01-01", "--format", "text"]) == 0
+    assert capsys.readouterr().out.startswith("1 chat, newest first, before 2024-01-01 00:00 UTC")
+    assert main([*scope, "--after", "tomorrow"]) == Exit.TOOL_ERROR
+    error = json.loads(capsys.readouterr().err)["error"]
+    assert error["message"].startswith("--after must be an ISO 8601 date")
+
+
+def test_search_takes_the_same_window_flags(database: Path, capsys: Capture) -> None:
+    scope = ["search", "--db", str(database), "--app", "1"]
+    assert main([*scope, "--before", "2023-11-14", "sessions"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"] == []
+    assert main([*scope, "--after", "2023-11-14", "sessions"]) == 0
+    assert [r["chat_id"] for r in json.loads(capsys.readouterr().out)["results"]] == [7]
+    assert main([*scope, "--after", "noon", "sessions"]) == Exit.TOOL_ERROR
+    assert "--after must be an ISO 8601 date" in capsys.readouterr().err
+
+
+def test_list_text_says_how_to_go_on(tmp_path: Path, capsys: Capture) -> None:
+    lines = [{"type": "chat", "id": i, "app_id": 1, "created_at": 1} for i in (1, 2, 3)] + [
+        {"type": "message", "chat_id": i, "role": "user", "content": "x", "created_at": i}
+        for i in (1, 2, 3)
+    ]
+    path = tmp_path / "l.db"
+    assert main(["import", "--db", str(path), str(jsonl(tmp_path / "l.jsonl", lines))]) == 0
+    capsys.readouterr()
+    arguments = ["list", "--db", str(path), "--app", "1", "--limit", "2", "--format", "text"]
+    assert main(arguments) == 0
+    text = capsys.readouterr().out
+    more = (
+        f"more: chat-recall list --db {path} --app 1 --order newest --limit 2 --cursor newest:2:2"
+    )
+    assert more in text
+    assert main([*arguments[:-2], "--cursor", "newest:2:2"]) == 0
+    assert [c["chat_id"] for c in json.loads(capsys.readouterr().out)["chats"]] == [1]
+
+
 def test_tool_errors_go_to_stderr_as_json_naming_flags_with_their_own_exit_code(
     database: Path, capsys: Capture
 ) -> None:
@@ -171,16 +224,16 @@ def test_formats_for_search_read_and_status(database: Path, capsys: Capture) -> 
     assert "1 chat matching 'login sessions' (index up to date)" in text
     assert "chat 7: Auth" in text
     assert "message 43, assistant, 2023-11-14 22:13 UTC" in text
-    assert "read more: chat-recall read --chat 7 --around" in text
+    assert f"read more: chat-recall read --db {database} --app 1 --chat 7 --around" in text
 
     read = ["read", "--db", str(database), "--app", "1", "--chat", "7", "--format", "text"]
     assert main([*read, "--around", "42", "--before", "0", "--after", "0"]) == 0
     text = capsys.readouterr().out
     assert "── message 42, user, 2023-11-14 22:13 UTC" in text
     assert "Sessions or JWT for login?" in text
-    assert "more after: --chat 7 --around 42 --before 0 --after 1" in text
+    assert f"more after: chat-recall read --db {database} --app 1 --chat 7 --around 42" in text
 
-    assert main(["status", "--db", str(database), "--format", "text"]) == 0
+    assert main(["status", "--db", str(database), "--format", "text", "--verbose"]) == 0
     text = capsys.readouterr().out
     assert "backlog: messages 0, chats 0, purges 0" in text
     assert "apps:\n  app id 1, documents 2, deleted awaiting maintenance 0" in text
@@ -209,8 +262,8 @@ def test_status_exit_code_says_problems_were_found(database: Path, capsys: Captu
     connection.close()
     assert main(["status", "--db", str(database), "--format", "text"]) == Exit.UNHEALTHY
     text = capsys.readouterr().out
-    assert "app 1: 2 index rows for 1 documents" in text
-    assert "status: 1 problem(s) found" in text
+    assert "app 1: 2 index rows for 1 document" in text
+    assert "status: 1 problem found" in text
 
 
 def test_status_counts_the_host_messages_no_index_holds(database: Path, capsys: Capture) -> None:
@@ -433,7 +486,7 @@ def test_a_bad_import_line_is_reported_with_its_number_and_not_written(
     captured = capsys.readouterr()
     assert 'line 2: role: must be "user" or "assistant"' in captured.err
     assert "line 3:" in captured.err
-    assert "imported 1 chats and 1 messages; 2 bad lines" in captured.out
+    assert "imported 1 chat and 1 message; 2 bad lines" in captured.out
     rows = sqlite3.connect(path).execute("SELECT id FROM messages ORDER BY id").fetchall()
     assert rows == [(6,)]
 
@@ -628,7 +681,7 @@ NOT_FOR_A_SEARCH = (
 )
 
 
-@pytest.mark.parametrize("command", [["search", "sessions"], ["read", "--chat", "7"]])
+@pytest.mark.parametrize("command", [["search", "sessions"], ["read", "--chat", "7"], ["list"]])
 def test_search_and_read_load_only_what_they_use(database: Path, command: list[str]) -> None:
     argv = [command[0], "--db", str(database), "--app", "1", *command[1:]]
     probe = (

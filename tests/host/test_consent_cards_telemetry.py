@@ -28,20 +28,21 @@ def seeded(**kwargs: object) -> ChatRecall:
 
 
 @pytest.mark.parametrize("mode", list(AgentMode))
-def test_every_mode_offers_both_read_only_tools(mode: AgentMode) -> None:
+def test_every_mode_offers_every_read_only_tool(mode: AgentMode) -> None:
     recall = seeded()
     offered = recall.tools(mode)
-    assert [d.name for d in offered] == ["search_chats", "read_chat"]
+    assert [d.name for d in offered] == ["search_chats", "read_chat", "list_chats"]
     assert all(not d.modifies_state for d in offered)
     context = CallContext(1, mode=mode)
     assert json.loads(recall.search_chats(context, {"query": "sessions"}))["results"]
     assert json.loads(recall.read_chat(context, {"chat_id": 1}))["messages"]
+    assert json.loads(recall.list_chats(context, {}))["chats"]
 
 
 def test_consent_never_hides_the_tool_and_refuses_calls() -> None:
     tools = ToolSettings(consent={"search_chats": Consent.NEVER, "read_chat": Consent.ALWAYS})
     recall = seeded(tools=tools)
-    assert [d.name for d in recall.tools()] == ["read_chat"]
+    assert [d.name for d in recall.tools()] == ["read_chat", "list_chats"]
     output = json.loads(recall.search_chats(CallContext(1), {"query": "sessions"}))
     assert output["error"]["kind"] == "tool_unavailable"
 
@@ -103,6 +104,14 @@ def test_cards_are_lxml_markup_that_nothing_can_spoof() -> None:
     read_root = etree.fromstring(read.card)
     assert read_root.tag == "dyad-read-chat"
     assert read_root[0].text == f"cardword {spoof}"
+    listed = recall.call_tool("list_chats", CallContext(1), {"after": "1970-01-01"})
+    list_root = etree.fromstring(listed.card)
+    assert list_root.tag == "dyad-list-chats"
+    assert (list_root.get("after"), list_root.get("result-count")) == (
+        "1970-01-01T00:00:00.000Z",
+        "1",
+    )
+    assert (list_root[0].get("title"), list_root[0].text) == (spoof, f"cardword {spoof}")
 
 
 def test_card_prefix_follows_the_host() -> None:
@@ -113,7 +122,8 @@ def test_card_prefix_follows_the_host() -> None:
 
 def test_a_stored_card_projects_to_nothing_searchable() -> None:
     recall = seeded()
-    for name, arguments in (("search_chats", {"query": "sessions"}), ("read_chat", {"chat_id": 1})):
+    calls = (("search_chats", {"query": "sessions"}), ("read_chat", {"chat_id": 1}))
+    for name, arguments in (*calls, ("list_chats", {})):
         card = recall.call_tool(name, CallContext(1), arguments).card
         message = MessageText.assistant(f"Looked it up. {card} Done.")
         assert project_for_search(message).text == "Looked it up. Done."
@@ -125,6 +135,9 @@ def test_error_cards_say_so() -> None:
     outcome = recall.call_tool("read_chat", CallContext(1), {"chat_id": 999})
     assert 'state="error"' in outcome.card
     assert 'error-kind="not_found"' in outcome.card
+    listed = recall.call_tool("list_chats", CallContext(1), {"after": "last week"})
+    assert 'state="error"' in listed.card
+    assert 'error-kind="invalid_arguments"' in listed.card
 
 
 def test_telemetry_is_content_free() -> None:
@@ -137,10 +150,12 @@ def test_telemetry_is_content_free() -> None:
     recall.search_chats(CallContext(1), {"query": "TITLEMARKER7"})
     recall.read_chat(CallContext(1), {"chat_id": chat_id})
     recall.read_chat(CallContext(1), {"chat_id": 424242})
+    recall.list_chats(CallContext(1), {})
     kinds = {type(event).__name__ for event in telemetry.events}
     assert kinds == {"ToolCallEvent", "IndexBatchEvent"}
     tool_events = [e for e in telemetry.events if type(e).__name__ == "ToolCallEvent"]
-    assert [e.outcome for e in tool_events] == ["ok", "ok", "ok", "not_found"]  # type: ignore[union-attr]
+    assert [e.outcome for e in tool_events] == ["ok", "ok", "ok", "not_found", "ok"]  # type: ignore[union-attr]
+    assert (tool_events[-1].tool, tool_events[-1].result_count) == ("list_chats", 1)  # type: ignore[union-attr]
     assert tool_events[0].result_count == 1  # type: ignore[union-attr]
     for event in telemetry.events:
         assert "MARKER7" not in repr(event)
@@ -160,11 +175,13 @@ def test_the_async_api_does_not_block_the_event_loop() -> None:
         results = await asyncio.gather(
             recall.search_chats_async(CallContext(1), {"query": "sessions"}),
             recall.read_chat_async(CallContext(1), {"chat_id": 1}),
+            recall.list_chats_async(CallContext(1), {}),
             ticker(),
         )
         assert ticks == [0, 1, 2]
-        return [results[0], results[1]]
+        return [results[0], results[1], results[2]]
 
-    search, read = asyncio.run(main())
+    search, read, listed = asyncio.run(main())
     assert json.loads(search)["results"]
     assert json.loads(read)["messages"]
+    assert json.loads(listed)["chats"]

@@ -73,7 +73,7 @@ def test_mcp_server_lists_searches_and_reads(tmp_path: Path) -> None:
             initialized = await client.initialize()
             assert initialized.server_info.version == chat_recall.__version__
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-            assert set(tools) == {"search_chats", "read_chat"}
+            assert set(tools) == {"search_chats", "read_chat", "list_chats"}
             assert tools["search_chats"].annotations.read_only_hint is True
             assert "app_id" not in tools["read_chat"].input_schema["properties"]
             for definition in DEFINITIONS:
@@ -92,6 +92,10 @@ def test_mcp_server_lists_searches_and_reads(tmp_path: Path) -> None:
             )
             validate("read_chat", read_result.structured_content)
             assert around in [m["message_id"] for m in read_result.structured_content["messages"]]
+            listed = await client.call_tool("list_chats", {"order": "oldest"})
+            validate("list_chats", listed.structured_content)
+            assert chat_id in [c["chat_id"] for c in listed.structured_content["chats"]]
+            assert "OTHERAPPMARKER" not in listed.content[0].text
             bad = await client.call_tool("read_chat", {"chat_id": 10_000})
             assert bad.is_error
             assert bad.structured_content is None
@@ -189,7 +193,11 @@ def test_start_up_problems_reach_the_client_and_stderr(tmp_path: Path, case: str
                 initialized = await client.initialize()
                 assert fix in (initialized.instructions or "")
                 listed = await client.list_tools()
-                assert {tool.name for tool in listed.tools} == {"search_chats", "read_chat"}
+                assert {tool.name for tool in listed.tools} == {
+                    "search_chats",
+                    "read_chat",
+                    "list_chats",
+                }
                 answer = await client.call_tool("search_chats", {"query": "anything"})
                 assert answer.is_error
                 error = json.loads(answer.content[0].text)["error"]

@@ -49,6 +49,9 @@ def test_descriptions_route_the_model() -> None:
     assert "read_chat" in SEARCH_CHATS.description
     assert "around_message_id" in SEARCH_CHATS.description
     assert "around_message_id" in READ_CHAT.description
+    listing = next(d for d in DEFINITIONS if d.name == "list_chats")
+    assert "read_chat" in listing.description
+    assert "continue_with" in listing.description
 
 
 def test_consent_previews_match_the_design() -> None:
@@ -62,10 +65,16 @@ def test_consent_previews_match_the_design() -> None:
     assert "around message 9" in read.preview({"chat_id": 3, "around_message_id": 9})
     assert "chat 3" in read.preview({"chat_id": 3})
     assert "credentials such as API keys" in read.preview({"chat_id": 3})
+    listing = recall.registry.tool("list_chats")
+    assert listing.preview({"after": "2024-05-01"}) == (
+        "List historical chats of this app by time (from 2024-05-01) and provide their "
+        "titles and first messages to the active AI model (credentials such as API keys "
+        "and passwords are redacted)."
+    )
 
 
 def test_descriptions_say_that_credentials_are_redacted() -> None:
-    for definition in (SEARCH_CHATS, READ_CHAT):
+    for definition in DEFINITIONS:
         assert "Credentials" in definition.description
         assert "[redacted " in definition.description
 
@@ -93,4 +102,8 @@ def test_schema_defaults_and_bounds_are_what_the_parser_enforces() -> None:
                 )
             )
             assert ("error" not in output) is ok
-    assert [d.name for d in recall.tools(AgentMode.AGENT)] == ["search_chats", "read_chat"]
+    assert [d.name for d in recall.tools(AgentMode.AGENT)] == [
+        "search_chats",
+        "read_chat",
+        "list_chats",
+    ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from chat_recall.domain.messages import MessageText
+import pytest
+
+from chat_recall.domain.messages import MessageText, Role
 from chat_recall.domain.projection import (
     PROJECTION_MAX_BYTES,
     MarkupPolicy,
@@ -28,9 +30,11 @@ def test_user_text_is_preserved_even_with_literal_dyad_tag_examples() -> None:
     assert not projection.truncated
 
 
-def test_user_text_whitespace_is_normalised() -> None:
-    assert project_for_search(MessageText.user("  a\n\n b\t c  ")).text == "a b c"
-    assert project_for_read(MessageText.user("a  \n\n\n\nb")).text == "a\n\nb"
+def test_user_text_keeps_its_lines_and_indentation() -> None:
+    """Only trailing whitespace, line endings and runs of blank lines change."""
+    assert project_for_search(MessageText.user("  a\n\n b\t c  ")).text == "  a\n\n b\t c"
+    assert project_for_read(MessageText.user("a  \r\n\n\n\n\tb\r")).text == "a\n\n\tb"
+    assert project_for_read(MessageText.user("\n \n  x \n \n")).text == "  x"
 
 
 def test_assistant_prose_is_preserved() -> None:
@@ -142,7 +146,7 @@ def test_unknown_assistant_dyad_tags_fail_closed() -> None:
 
 
 def test_unclosed_block_does_not_leak_its_body() -> None:
-    assert search('Intro <dyad-write path="a.ts">const SECRET = 1;') == "Intro [write a.ts]"
+    assert search('Intro <dyad-write path="a.ts">const SECRET = 1;') == "Intro\n[write a.ts]"
 
 
 def test_message_cut_off_inside_an_opening_tag_leaks_nothing_after_the_bracket() -> None:
@@ -154,7 +158,7 @@ def test_nested_tags_end_at_the_first_matching_close() -> None:
     content = '<dyad-write path="a.ts">outer <dyad-write path="b.ts">INNERSECRET</dyad-write> after'
     text = search(content)
     assert "INNERSECRET" not in text
-    assert text == "[write a.ts] after"
+    assert text == "[write a.ts]\nafter"
 
 
 def test_markup_inside_keep_bodies_obeys_the_policy() -> None:
@@ -162,7 +166,7 @@ def test_markup_inside_keep_bodies_obeys_the_policy() -> None:
         "<dyad-compaction>Summary <think>THINKSECRET</think> "
         '<dyad-write path="c.ts">CODESECRET</dyad-write> end</dyad-compaction>'
     )
-    assert search(content) == "Summary [write c.ts] end"
+    assert search(content) == "Summary\n[write c.ts]\nend"
 
 
 def test_escaped_attributes_are_unescaped_once_and_do_not_end_the_tag() -> None:
@@ -187,7 +191,7 @@ def test_tags_inside_code_fences_are_still_tags() -> None:
 
 
 def test_self_closing_tag_is_an_empty_block() -> None:
-    assert search('<dyad-delete path="x.ts"/> next') == "[delete x.ts] next"
+    assert search('<dyad-delete path="x.ts"/> next') == "[delete x.ts]\nnext"
 
 
 def test_attribute_values_are_capped() -> None:
@@ -236,7 +240,26 @@ def test_read_projection_adds_concise_summaries_but_no_payload() -> None:
 
 
 def test_read_projection_keeps_line_structure() -> None:
-    assert read("First paragraph.\n\n\n\nSecond   line.") == "First paragraph.\n\nSecond line."
+    assert read("First paragraph.\n\n\n\nSecond   line.") == "First paragraph.\n\nSecond   line."
+
+
+CODE_SAMPLES = {
+    "python": "def handler(event):\n    if event.ok:\n        return 1\n\n    return 0",
+    "yaml": "services:\n  web:\n    image: app:latest\n    ports:\n      - 8080:80",
+    "makefile": "build:\n\tnpm ci\n\tnpm run build\n\ntest: build\n\tnpm test",
+    "markdown": "Steps:\n\n1. Install\n   - run `npm ci`\n   - then `npm test`\n2. Deploy",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CODE_SAMPLES))
+@pytest.mark.parametrize("role", [Role.USER, Role.ASSISTANT])
+def test_code_keeps_its_lines_indentation_and_tabs(name: str, role: Role) -> None:
+    code = CODE_SAMPLES[name]
+    written = f"Here it is:\n\n```\n{code}   \n```\n"
+    expected = f"Here it is:\n\n```\n{code}\n```"
+    message = MessageText(role, written)
+    assert project_for_search(message).text == expected
+    assert project_for_read(message).text == expected
 
 
 def test_compaction_flag_does_not_change_the_text() -> None:
@@ -260,7 +283,7 @@ def test_policy_is_host_configurable() -> None:
         "<think>not a tag for this host</think>"
     )
     text = project_for_search(MessageText.assistant(content), policy).text
-    assert text == "keep me [file x.py] <think>not a tag for this host</think>"
+    assert text == "keep me\n[file x.py]\n<think>not a tag for this host</think>"
 
 
 def test_default_policy_overrides_make_a_tag_searchable() -> None:

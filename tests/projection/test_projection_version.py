@@ -23,6 +23,7 @@ PINNED_DIGESTS = {
     2: "0ebf589f578649ffb54fccb0e6c3ab1e7ab197cfc12b7a1a2d9fdfd356d37380",
     3: "579ec2c2927e0f32abac844f6285bc74b5bdb4472d27a9b9e2def68d86ad7284",
     4: "7d5ac8cd7a7207d23eace838ab9684b7d8f2b1f7bcd8eb410242b3d050786786",
+    5: "6de87700a253d0d71b960ab80e2e60733df2ced65c2e30e72fb9ded8b8fab142",
 }
 
 
@@ -77,6 +78,13 @@ def fixture_messages() -> list[MessageText]:
                 for n in range(3000)
             )
         ),
+        # Version 5: text is kept as written (lines, indentation, tabs), blocks on lines
+        # of their own.
+        MessageText.assistant(
+            "Fixed:\r\n```python\ndef f(x):  \n    return x\n```\n\n\n\nbuild:\n\tmake   all\n"
+            '- a\n  - b <dyad-write path="a.py">code</dyad-write> then\t<think>t</think>  done'
+        ),
+        MessageText.user("  indented\n\n\n\tand tabbed  \n"),
     ]
     attributes = (
         'path="src/p.ts" description="d &amp; e" title="T" summary="S" notes="N" '

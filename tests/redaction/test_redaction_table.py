@@ -7,7 +7,7 @@ import pytest
 
 from chat_recall.domain.messages import MessageText
 from chat_recall.domain.projection import project_for_read, project_for_search
-from chat_recall.domain.projection.text import collapse_whitespace, tidy_lines
+from chat_recall.domain.projection.text import tidy_lines
 from chat_recall.domain.redaction import DEFAULT_REDACTION, placeholder, redact
 from tests.redaction.leaks import leaked
 from tests.redaction.samples import NearMiss, Positive, kinds, near_misses, positives
@@ -80,7 +80,7 @@ def test_a_near_miss_is_kept(sample: NearMiss) -> None:
     assert redaction.text == sample.text
     assert redaction.total == 0
     message = MessageText.user(sample.text)
-    assert project_for_search(message).text == collapse_whitespace(sample.text)
+    assert project_for_search(message).text == tidy_lines(sample.text)
     assert project_for_read(message).text == tidy_lines(sample.text)
 
 

@@ -485,7 +485,7 @@ def test_the_facade_checks_and_repairs_both_adapters(tmp_path: Path) -> None:
     assert [f.problem for f in memory.check() if not f.ok] == [
         "documents exist but neither an index table nor a registry row"
     ]
-    assert memory.repair() == ["app 7 has no index table: its 1 chats are queued to be indexed"]
+    assert memory.repair() == ["app 7 has no index table: its 1 chat is queued to be indexed"]
     memory.indexer.run_until_idle()
     assert all(finding.ok for finding in memory.check())
     path = tmp_path / "facade.db"

@@ -22,7 +22,7 @@ from mcp import Client
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.mcp_server import build_server
 from chat_recall.application.service import ChatRecall
-from chat_recall.application.tools import read_chat, search_chats
+from chat_recall.application.tools import list_chats, read_chat, search_chats
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import ID_MAX, ID_MIN
@@ -31,6 +31,7 @@ from chat_recall.domain.projection import DEFAULT_POLICY
 BUDGET = {
     "search_chats": search_chats.OUTPUT_BUDGET_BYTES,
     "read_chat": read_chat.OUTPUT_BUDGET_BYTES,
+    "list_chats": list_chats.OUTPUT_BUDGET_BYTES,
 }
 EXPECTED_ERRORS = {"invalid_arguments", "not_found"}
 EXAMPLES: Counter[str] = Counter()
@@ -161,8 +162,39 @@ IDS = st.integers(min_value=-3, max_value=400) | st.integers(
 SMALL = st.integers(min_value=-3, max_value=30) | JSON
 
 
+MOMENTS = (
+    st.dates().map(str)
+    | st.datetimes().map(lambda moment: moment.isoformat())
+    | st.sampled_from(["2023-11-14", "2023-11-14T22:13:20Z", "1970-01-01", "last week"])
+    | st.text(max_size=50)
+    | JSON
+)
+CURSORS = (
+    st.builds(
+        lambda order, at, chat: f"{order}:{at}:{chat}",
+        st.sampled_from(["newest", "oldest", "x"]),
+        st.integers(min_value=-(10**12), max_value=10**12),
+        IDS,
+    )
+    | st.text(max_size=70)
+    | JSON
+)
+
+
 def near_valid(tool: str) -> st.SearchStrategy[dict[str, Any]]:
-    if tool == "search_chats":
+    if tool == "list_chats":
+        valid = st.fixed_dictionaries(
+            {},
+            optional={
+                "after": MOMENTS,
+                "before": MOMENTS,
+                "order": st.sampled_from(["newest", "oldest", "middle"]) | JSON,
+                "limit": SMALL,
+                "cursor": CURSORS,
+                "include_current": st.booleans() | JSON,
+            },
+        )
+    elif tool == "search_chats":
         valid = st.fixed_dictionaries({"query": QUERY_TEXT}, optional={"limit": SMALL})
     else:
         valid = st.fixed_dictionaries(
@@ -179,7 +211,7 @@ def near_valid(tool: str) -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(valid, st.tuples(valid, extra).map(lambda pair: {**pair[1], **pair[0]}))
 
 
-TOOLS = st.sampled_from(["search_chats", "read_chat"])
+TOOLS = st.sampled_from(["search_chats", "read_chat", "list_chats"])
 ANY_ARGUMENTS = st.one_of(
     TOOLS.flatmap(lambda tool: st.tuples(st.just(tool), near_valid(tool))),
     st.tuples(TOOLS, JSON),

@@ -245,8 +245,8 @@ def test_status_lists_quarantined_rows_with_their_reason(
     capsys.readouterr()
     main(["status", "--db", str(storage.path), "--format", "text"])
     status = capsys.readouterr().out
-    assert "quarantined: 1\n" in status
-    assert f"message id {odd}, app id 1, reason content_not_utf8" in status
+    assert "Set aside as unreadable: 1 message " in status
+    assert f"  message {odd}, app 1: its text is not valid UTF-8\n" in status
 
 
 def test_index_retries_quarantined_rows_on_request(
@@ -276,8 +276,8 @@ def test_index_retries_quarantined_rows_on_request(
     assert "retrying 2 quarantined rows" in capsys.readouterr().out
     main(["status", "--db", str(storage.path), "--format", "text"])
     status = capsys.readouterr().out
-    assert "quarantined: 1\n" in status
-    assert f"message id {broken}, app id 1, reason content_not_utf8" in status
+    assert "Set aside as unreadable: 1 message " in status
+    assert f"  message {broken}, app 1: its text is not valid UTF-8\n" in status
     with storage.open() as recall:
         found = json.loads(recall.search_chats(CallContext(1), {"query": "fixed by the host"}))
     assert [m["message_id"] for r in found["results"] for m in r["matches"]] == [fixed]

@@ -60,10 +60,42 @@ def test_old_rare_matches_are_not_starved_by_newer_common_words(recall: ChatReca
 
 
 def test_title_weighting(recall: ChatRecall) -> None:
-    titled, _ = chat(recall, 1, "Dark mode", ["we will see"])
+    titled, _ = chat(recall, 1, "Dark mode", ["maybe dark colors later, mode unclear"])
     mentioned, _ = chat(recall, 1, "Misc", ["maybe dark colors later, mode unclear"])
     recall.indexer.run_until_idle()
     assert chat_ids(search(recall, "dark mode")) == [titled, mentioned]
+
+
+def test_a_message_holding_the_words_ranks_above_one_found_through_its_title(
+    recall: ChatRecall,
+) -> None:
+    """Issue 37: `deploy` gave "Frankfurt (fra), close to the users." first, found only
+    through its chat's title, above the message that says `fly deploy`; and its excerpt
+    did not show why it matched."""
+    titled, (question, answer) = chat(
+        recall,
+        1,
+        "Deploy to Fly.io",
+        ["Which region should we use?", "Frankfurt (fra), close to the users."],
+    )
+    ci, (_, says) = chat(
+        recall,
+        1,
+        "CI pipeline",
+        [
+            "How do we ship from CI?",
+            "Use `fly deploy` from the GitHub Actions workflow, with the token as a secret, "
+            "after the tests pass on the main branch.",
+        ],
+    )
+    recall.indexer.run_until_idle()
+    output = search(recall, "deploy")
+    assert chat_ids(output) == [ci, titled]
+    assert message_ids(output)[0] == says
+    excerpts = {m["message_id"]: m["excerpt"] for r in output["results"] for m in r["matches"]}
+    assert excerpts[answer] == "[chat title: Deploy to Fly.io] Frankfurt (fra), close to the users."
+    assert excerpts[question].startswith("[chat title: Deploy to Fly.io] ")
+    assert not excerpts[says].startswith("[chat title")
 
 
 def test_exact_phrase_bonus(recall: ChatRecall) -> None:

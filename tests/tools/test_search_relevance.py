@@ -142,7 +142,7 @@ def test_a_word_found_nowhere_yet_is_not_called_absent_while_messages_wait(
     waiting = search(recall, "okapi")
     assert waiting["index_status"] == "indexing"
     assert "occurs in this app's earlier chats" not in waiting["query_note"]
-    assert "1 more are not searchable yet" in waiting["query_note"]
+    assert "1 more message not searchable yet" in waiting["query_note"]
     recall.indexer.run_until_idle()
     assert "query_note" not in search(recall, "okapi")
 

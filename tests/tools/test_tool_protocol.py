@@ -101,6 +101,7 @@ def test_a_new_tool_is_one_class_and_one_registration() -> None:
     assert [d.name for d in registry.offered(chat_recall.AgentMode.ASK)] == [
         "search_chats",
         "read_chat",
+        "list_chats",
         "echo",
     ]
     outcome = registry.call("echo", CallContext(1), {"times": 2})
@@ -124,6 +125,10 @@ def test_every_tools_card_is_dropped_by_the_projection_whatever_the_prefix() -> 
 def test_an_argument_name_that_is_no_string_gets_a_structured_error() -> None:
     """A host calls call_tool with a Python dict, whose keys may be anything."""
     recall = bootstrap.in_memory()
-    for name, arguments in (("search_chats", {1: 2}), ("read_chat", {"chat_id": 1, 7: 2})):
+    for name, arguments in (
+        ("search_chats", {1: 2}),
+        ("read_chat", {"chat_id": 1, 7: 2}),
+        ("list_chats", {3: 4}),
+    ):
         error = json.loads(recall.call_tool(name, CallContext(1), arguments).output)["error"]
         assert error == {"kind": "invalid_arguments", "message": "argument names must be strings"}

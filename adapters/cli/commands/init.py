@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from chat_recall.adapters.cli import database, options
+from chat_recall.domain.wording import counted
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +35,7 @@ def run(arguments: argparse.Namespace) -> int:
         index = f"upgraded the index from version {install.previous_version} to {install.version}"
     else:
         index = f"installed the index (schema version {install.version})"
-    print(f"{what}; {index}; {install.messages_to_index:,} messages to index")
+    print(f"{what}; {index}; {counted(install.messages_to_index, 'message')} to index")
     semantic = database.apply_semantic(arguments)
     if semantic is not None:
         print(semantic)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from chat_recall.adapters.cli import database, options
+from chat_recall.domain.wording import counted
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +24,8 @@ def run(arguments: argparse.Namespace) -> int:
     else:
         done = f"installed (schema version {report.version})"
     print(
-        f"{done} in {report.seconds:.1f} s; {report.messages_to_index:,} messages to index "
-        "(run: chat-recall index)"
+        f"{done} in {report.seconds:.1f} s; "
+        f"{counted(report.messages_to_index, 'message')} to index (run: chat-recall index)"
     )
     print(f"write lock: {report.write_lock.summary()}")
     semantic = database.apply_semantic(arguments)

@@ -1,4 +1,4 @@
-"""`chat-recall mcp`: serve both tools to an MCP client over stdio.
+"""`chat-recall mcp`: serve the tools to an MCP client over stdio.
 
 Start-up problems never end the process before the handshake: the server starts
 anyway and every tool call answers with the problem and its fix (and the same hint goes

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from chat_recall.adapters.cli import database, options, render
@@ -49,6 +51,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_format(parser)
 
 
+def scope(arguments: argparse.Namespace) -> Callable[[str], str]:
+    """A command's pasteable start, with this run's scope flags (see `render`)."""
+    return functools.partial(options.command_line, arguments)
+
+
 def run(arguments: argparse.Namespace) -> int:
     from chat_recall.application.tools.context import CallContext
 
@@ -61,4 +68,4 @@ def run(arguments: argparse.Namespace) -> int:
     context = CallContext(arguments.app, arguments.current_chat, arguments.current_message)
     with database.open_recall(arguments) as recall:
         outcome = recall.call_tool("read_chat", context, tool_arguments)
-    return render.tool_outcome(outcome, fmt, render.read_text, FLAGS)
+    return render.tool_outcome(outcome, fmt, render.read_text, FLAGS, scope(arguments))

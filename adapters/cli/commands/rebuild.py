@@ -22,7 +22,7 @@ def run(arguments: argparse.Namespace) -> int:
 
     path, schema = database.target(arguments), database.schema(arguments)
     engine = database.recorded_engine(arguments)  # rebuilt with the same engine
-    removed = admin.uninstall(path, schema)
+    removed = admin.uninstall(path, schema, keep_imports=True)  # links describe host rows
     installed = admin.install(path, schema)
     with database.open_recall(arguments, engine) as recall:
         report = drain(recall, reporter("rebuilding", quiet=arguments.quiet))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from chat_recall.adapters.cli import database, options
+from chat_recall.domain.wording import counted
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,13 +21,14 @@ def run(arguments: argparse.Namespace) -> int:
         print(f"nothing to remove: chat-recall is not installed in {path}")
     else:
         print(
-            f"removed {len(report.dropped)} chat-recall objects (tables, triggers, indexes) "
+            f"removed {counted(len(report.dropped), 'chat-recall object')} "
+            "(tables, triggers, indexes) "
             f"in {report.seconds:.1f} s; host tables untouched"
         )
     if report.forced:
         print(
-            f"{len(report.forced)} damaged objects could not be dropped and were removed "
-            f"from the schema ({', '.join(report.forced)}); their pages stay allocated "
+            f"{counted(len(report.forced), 'damaged object')} could not be dropped and were "
+            f"removed from the schema ({', '.join(report.forced)}); their pages stay allocated "
             "until the host runs VACUUM"
         )
     print(f"write lock: {report.write_lock.summary()}")

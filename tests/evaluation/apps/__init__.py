@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from tests.evaluation.apps import (
+    bakery,
     clinic,
     founders,
     friends,
+    hostels,
     invoicing,
     marketplace,
     recipes,
+    rentals,
+    siblings,
     tracker,
+    volunteers,
 )
 from tests.evaluation.corpus import App
 
@@ -21,4 +26,9 @@ ALL_APPS: tuple[App, ...] = (
     friends.APP,
     founders.APP,
     invoicing.APP,
+    bakery.APP,
+    rentals.APP,
+    volunteers.APP,
+    siblings.APP,
+    hostels.APP,
 )

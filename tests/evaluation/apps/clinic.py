@@ -535,6 +535,52 @@ QUESTIONS = (
         "SMS cost",
         ("sms-cost",),
     ),
+    Q(
+        "cli-30",
+        ("vague",),
+        "What can the front desk staff see?",
+        "front desk staff see",
+        ("roles",),
+        distractors=("misc-24",),
+    ),
+    Q(
+        "cli-31",
+        ("vague",),
+        "What if all the times someone wants are taken?",
+        "appointment times all taken",
+        ("waitlist",),
+        distractors=("misc-22",),
+    ),
+    Q(
+        "cli-32",
+        ("vague",),
+        "What happens if a patient doesn't show up?",
+        "patient no show",
+        ("cancel-fee",),
+        distractors=("misc-26",),
+    ),
+    Q(
+        "cli-33",
+        ("unanswerable",),
+        "Did we set up video calls for patients who can't come in?",
+        "video consultation patients",
+        (),
+    ),
+    Q(
+        "cli-34",
+        ("unanswerable",),
+        "Can patients pay for treatment in instalments?",
+        "treatment payment instalments",
+        (),
+    ),
+    Q(
+        "cli-35",
+        ("unanswerable",),
+        "Is there a parking map for the Riverside site?",
+        "parking Riverside site",
+        (),
+        distractors=("booking",),
+    ),
 )
 
 APP = App(3, "clinic", CHATS, QUESTIONS)

@@ -475,6 +475,45 @@ QUESTIONS = (
         "press embargo",
         ("launch-date",),
     ),
+    Q(
+        "fnd-34",
+        ("vague",),
+        "How did Dana and Ibrahim divide ownership of the company?",
+        "Dana Ibrahim company shares",
+        ("equity-split",),
+        distractors=("d10",),
+    ),
+    Q(
+        "fnd-35",
+        ("vague",),
+        "How much does the designer charge?",
+        "designer charge",
+        ("keiko-rate",),
+        distractors=("d02",),
+    ),
+    Q(
+        "fnd-36",
+        ("unanswerable",),
+        "Did Parla ever launch in Japan?",
+        "Parla Japan launch",
+        (),
+        distractors=("d01",),
+    ),
+    Q(
+        "fnd-37",
+        ("unanswerable",),
+        "Who did Dana and Ibrahim hire as CTO?",
+        "hire CTO",
+        (),
+    ),
+    Q(
+        "fnd-38",
+        ("unanswerable",),
+        "Did they open an office in Berlin?",
+        "Berlin office",
+        (),
+        distractors=("work-10",),
+    ),
 )
 
 APP = App(6, "founders", CHATS, QUESTIONS)

@@ -573,6 +573,51 @@ QUESTIONS = (
         "Rafael",
         ("rafael-offer",),
     ),
+    Q(
+        "frd-35",
+        ("vague",),
+        "What happened to Tomás at football?",
+        "Tomás football",
+        ("knee-injury",),
+        distractors=("talk-15",),
+    ),
+    Q(
+        "frd-36",
+        ("vague", "possessive"),
+        "What extra job did Priya take on at pottery?",
+        "Priya pottery extra job",
+        ("teaching",),
+        distractors=("talk-16",),
+    ),
+    Q(
+        "frd-37",
+        ("vague",),
+        "What are Tomás and Lucía planning after getting engaged?",
+        "Tomás Lucía plans",
+        ("wedding-plan",),
+        distractors=("s07",),
+    ),
+    Q(
+        "frd-38",
+        ("unanswerable",),
+        "Did Priya ever go skiing?",
+        "Priya skiing trip",
+        (),
+    ),
+    Q(
+        "frd-39",
+        ("unanswerable",),
+        "Where did Priya go to university?",
+        "Priya university",
+        (),
+    ),
+    Q(
+        "frd-40",
+        ("unanswerable",),
+        "What's the name of Tomás's cat?",
+        "Tomás cat name",
+        (),
+    ),
 )
 
 APP = App(5, "friends", CHATS, QUESTIONS)

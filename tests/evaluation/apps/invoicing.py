@@ -519,6 +519,44 @@ QUESTIONS = (
         "tax estimate disclaimer",
         ("tax-disclaimer",),
     ),
+    Q(
+        "inv-30",
+        ("vague",),
+        "When do we chase clients who haven't paid?",
+        "chase unpaid clients",
+        ("reminder-schedule",),
+        distractors=("misc-13",),
+    ),
+    Q(
+        "inv-31",
+        ("vague",),
+        "What if the euro moves between sending an invoice and getting paid?",
+        "currency moves invoice paid",
+        ("fx-difference",),
+        distractors=("misc-23",),
+    ),
+    Q(
+        "inv-32",
+        ("unanswerable",),
+        "Can clients pay invoices in crypto?",
+        "crypto invoice payment",
+        (),
+        distractors=("reminders",),
+    ),
+    Q(
+        "inv-33",
+        ("unanswerable",),
+        "Did we add payroll for employees?",
+        "payroll employees",
+        (),
+    ),
+    Q(
+        "inv-34",
+        ("unanswerable",),
+        "Did we build time tracking for billable hours?",
+        "time tracking billable hours",
+        (),
+    ),
 )
 
 APP = App(7, "invoicing", CHATS, QUESTIONS)

@@ -738,6 +738,43 @@ QUESTIONS = (
         "shipping labels carrier",
         ("labels-later",),
     ),
+    Q(
+        "mkt-33",
+        ("vague", "fact"),
+        "How many pictures can go on each product page?",
+        "product pictures page",
+        ("photo-limit",),
+        distractors=("misc-24",),
+    ),
+    Q(
+        "mkt-34",
+        ("vague",),
+        "What do we do about rude comments on the shop pages?",
+        "rude comments shop page",
+        ("review-moderation",),
+        distractors=("misc-27",),
+    ),
+    Q(
+        "mkt-35",
+        ("unanswerable",),
+        "Did we ever set up a dark mode for the shop?",
+        "dark mode shop",
+        (),
+    ),
+    Q(
+        "mkt-36",
+        ("unanswerable",),
+        "Can buyers pay with PayPal at checkout?",
+        "PayPal checkout payment",
+        (),
+    ),
+    Q(
+        "mkt-37",
+        ("unanswerable",),
+        "Did we offer gift wrapping for orders?",
+        "gift wrapping orders",
+        (),
+    ),
 )
 
 APP = App(1, "marketplace", CHATS, QUESTIONS)

@@ -605,6 +605,44 @@ QUESTIONS = (
         "グラム 換算",
         ("japanese-units",),
     ),
+    Q(
+        "rec-32",
+        ("vague",),
+        "Can a family plan their dinners together?",
+        "family dinners together",
+        ("households",),
+        distractors=("misc-23",),
+    ),
+    Q(
+        "rec-33",
+        ("vague",),
+        "How is the shopping list ordered?",
+        "shopping list order",
+        ("aisles",),
+        distractors=("misc-23",),
+    ),
+    Q(
+        "rec-34",
+        ("unanswerable",),
+        "Can people give recipes a star rating?",
+        "recipe star rating",
+        (),
+    ),
+    Q(
+        "rec-35",
+        ("unanswerable",),
+        "Does the app work with Alexa or other smart speakers?",
+        "Alexa smart speaker",
+        (),
+    ),
+    Q(
+        "rec-36",
+        ("unanswerable",),
+        "Did we add a barcode scanner for the shopping list?",
+        "barcode scanner shopping list",
+        (),
+        distractors=("week-start",),
+    ),
 )
 
 APP = App(2, "recipes", CHATS, QUESTIONS)

@@ -500,6 +500,44 @@ QUESTIONS = (
         "export link expiry",
         ("export-format",),
     ),
+    Q(
+        "trk-30",
+        ("vague",),
+        "How long can a deleted project come back?",
+        "deleted project come back",
+        ("trash-days",),
+        distractors=("misc-27",),
+    ),
+    Q(
+        "trk-31",
+        ("vague",),
+        "What happens when two people type in the same task at once?",
+        "two people type same task",
+        ("description-lock",),
+        distractors=("slack",),
+    ),
+    Q(
+        "trk-32",
+        ("unanswerable",),
+        "Did we add time tracking to tasks?",
+        "time tracking tasks",
+        (),
+        distractors=("misc-27",),
+    ),
+    Q(
+        "trk-33",
+        ("unanswerable",),
+        "Is there a Gantt chart view of a project?",
+        "Gantt chart project timeline",
+        (),
+    ),
+    Q(
+        "trk-34",
+        ("unanswerable",),
+        "Did we build an integration with Microsoft Teams?",
+        "Microsoft Teams integration",
+        (),
+    ),
 )
 
 APP = App(4, "tracker", CHATS, QUESTIONS)
