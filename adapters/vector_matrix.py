@@ -11,6 +11,10 @@ are returned. So the matrix may lag behind a delete or a replaced vector without
 returning one; a row the check finds gone is zeroed in the matrix (it can never reach
 a floor above zero again), and a matrix with many such rows is read again.
 
+Each matrix keeps the sum of its live rows as they are added and zeroed, so a centered
+search (`VectorStore.nearest(centered=True)`) costs one subtraction, not a pass over
+the rows: the mean is of the rows held, which may include a few not yet found gone.
+
 Memory is bounded: matrices beyond `budget_bytes` (all apps together) are dropped,
 least recently searched first; the app being searched is always held.
 
@@ -28,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 import attrs
 
 from chat_recall.domain.model import AppId, ChatId, MessageId
-from chat_recall.domain.semantic import Similar
+from chat_recall.domain.semantic import Similar, centering_share
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,6 +76,21 @@ class _Matrix:
     size: int = 0
     last_seq: int = 0
     gone: int = 0
+    total: npt.NDArray[np.float64] | None = None  # the sum of the live rows
+
+    def mean(self) -> npt.NDArray[np.float32] | None:
+        """The mean of the live rows, weighed by `centering_share` of their number."""
+        live = self.size - self.gone
+        if self.total is None or live <= 0:
+            return None
+        return (self.total / live * centering_share(live)).astype("float32")
+
+    def zero(self, index: int) -> None:
+        """Row `index` is gone: never above a positive floor again, out of the mean."""
+        if self.total is not None:
+            self.total -= self.values[index]
+        self.values[index] = 0.0
+        self.gone += 1
 
     @property
     def nbytes(self) -> int:
@@ -93,6 +112,8 @@ class _Matrix:
         self.ids[self.size : end] = [row[1] for row in rows]
         block = np.frombuffer(b"".join(row[2] for row in rows), dtype="<f4")
         self.values[self.size : end] = block.reshape(count, self.dimension)
+        added = self.values[self.size : end].sum(axis=0, dtype=np.float64)
+        self.total = added if self.total is None else self.total + added
         self.size = end
         self.last_seq = int(rows[-1][0])
 
@@ -117,6 +138,7 @@ class VectorMatrices:
         *,
         exclude_chat_id: ChatId | None,
         floor: float,
+        centered: bool = False,
     ) -> list[Similar]:
         import numpy as np
 
@@ -125,6 +147,11 @@ class VectorMatrices:
             matrix = self._current(rows, app_id, model_key, query.shape[0])
             if matrix.size == 0 or limit <= 0:
                 return []
+            mean = matrix.mean() if centered else None
+            if mean is not None:
+                query = query - mean
+                norm = float(np.linalg.norm(query))
+                query = query / norm if norm > 0 else query
             scores = matrix.values[: matrix.size] @ query
             seqs = matrix.seqs[: matrix.size]
             ids = matrix.ids[: matrix.size]
@@ -145,9 +172,8 @@ class VectorMatrices:
                 for index in order:
                     message_id, chat = live.get(int(seqs[index]), (None, None))
                     if chat is None or message_id != int(ids[index]):
-                        matrix.values[index] = 0.0  # gone: never above a positive floor
+                        matrix.zero(int(index))
                         scores[index] = 0.0
-                        matrix.gone += 1
                         continue
                     if chat == exclude_chat_id:
                         continue

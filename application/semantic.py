@@ -17,7 +17,7 @@ from chat_recall.domain.errors import ChatRecallError, EmbeddingUnavailable
 from chat_recall.domain.model import AppId, ChatId
 from chat_recall.domain.ports import Embedder, VectorStore
 from chat_recall.domain.search.fusion import FusionPolicy
-from chat_recall.domain.semantic import EmbeddingModel, Purpose, Similar
+from chat_recall.domain.semantic import EmbeddingModel, MeaningQuery, Purpose, Similar
 
 # Nearest documents asked per search: enough for the chats a result can show, with
 # several matches of one chat among them.
@@ -59,6 +59,9 @@ class LazyEmbedder:
     def embed(self, texts: Sequence[str], purpose: Purpose) -> list[bytes]:
         return self._deferred.get().embed(texts, purpose)
 
+    def embed_query(self, query: MeaningQuery) -> bytes:
+        return self._deferred.get().embed_query(query)
+
     def close(self) -> None:
         if self._deferred.built:
             self._deferred.get().close()
@@ -73,6 +76,7 @@ class Meaning:
     similar: tuple[Similar, ...] = ()
     building: bool = False
     failed: str | None = None
+    asked: bool = False  # whether the layer was asked at all (off: it was not)
 
 
 @attrs.define
@@ -90,20 +94,24 @@ class SemanticSearch:
     def enabled(self) -> bool:
         return self.embedder is not None and self.vectors is not None
 
-    def meaning(self, app_id: AppId, query: str, exclude_chat_id: ChatId | None) -> Meaning:
-        """The documents nearest the (redacted) query, above the floor."""
+    def meaning(
+        self, app_id: AppId, query: MeaningQuery, exclude_chat_id: ChatId | None
+    ) -> Meaning:
+        """The documents nearest the (redacted) query, above the floor, compared by
+        what sets them apart within the app (`VectorStore.nearest(centered=True)`)."""
         if self.embedder is None or self.vectors is None:
             return Meaning()
         try:
             building = self.vectors.building(app_id)
-            (vector,) = self.embedder.embed([query], Purpose.QUERY)
+            vector = self.embedder.embed_query(query)
             similar = self.vectors.nearest(
                 app_id,
                 vector,
                 self.nearest,
                 exclude_chat_id=exclude_chat_id,
                 floor=self.fusion.similarity_floor,
+                centered=True,
             )
         except ChatRecallError as error:
-            return Meaning(failed=error.kind)
-        return Meaning(tuple(similar), building)
+            return Meaning(failed=error.kind, asked=True)
+        return Meaning(tuple(similar), building, asked=True)

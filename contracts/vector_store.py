@@ -26,7 +26,16 @@ from chat_recall.contracts.fixtures import (
 )
 from chat_recall.contracts.harness import StorageHarness
 from chat_recall.domain.model import MessageId
-from chat_recall.domain.semantic import EmbeddingModel, Purpose, pack_vector
+from chat_recall.domain.semantic import (
+    EmbeddingModel,
+    MeaningQuery,
+    Purpose,
+    away_from,
+    centering_share,
+    cosine,
+    pack_vector,
+    unpack_vector,
+)
 
 DIMENSION = 32
 
@@ -44,17 +53,24 @@ class WordHashEmbedder:
 
     def embed(self, texts: Sequence[str], purpose: Purpose) -> list[bytes]:
         self.calls.append(list(texts))
-        vectors = []
-        for text in texts:
-            values = [0.0] * DIMENSION
-            for word in re.findall(r"\w+", text.lower()):
-                digest = hashlib.blake2b(word.encode(), digest_size=2).digest()
-                values[int.from_bytes(digest, "little") % DIMENSION] += 1.0
-            vectors.append(pack_vector(values))
-        return vectors
+        return [_hashed([(word, 1.0) for word in re.findall(r"\w+", t.lower())]) for t in texts]
+
+    def embed_query(self, query: MeaningQuery) -> bytes:
+        """Each word weighs its weight (the text's words, one each, without words)."""
+        if not query.words:
+            return self.embed([query.text], Purpose.QUERY)[0]
+        return _hashed([(w.word.lower(), w.weight) for w in query.words])
 
     def close(self) -> None:
         """Nothing held."""
+
+
+def _hashed(words: Sequence[tuple[str, float]]) -> bytes:
+    values = [0.0] * DIMENSION
+    for word, weight in words:
+        digest = hashlib.blake2b(word.encode(), digest_size=2).digest()
+        values[int.from_bytes(digest, "little") % DIMENSION] += weight
+    return pack_vector(values)
 
 
 def embed_all(recall: ChatRecall, embedder: WordHashEmbedder, batch: int = 128) -> Embedding:
@@ -121,6 +137,33 @@ class VectorStoreContract(HarnessLifecycle):
         kept = near(recall, "deploy with fly", exclude_chat_id=current, floor=0.5)
         assert kept == [other]
         assert far not in kept
+
+    def test_a_centered_search_compares_what_sets_documents_apart(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        texts = ["shop shop shop checkout", "shop shop shop invoices", "shop refunds"]
+        _, ids = seed_chat(recall.host, APP, "Shop", [(USER, t) for t in texts])
+        seed_chat(recall.host, OTHER_APP, "Else", [(USER, "garden roses tulips")])
+        embed_all(recall, WordHashEmbedder())
+        # As the embedding job reads a document: its chat's title, then its body.
+        stored = WordHashEmbedder().embed([f"Shop\n{t}" for t in texts], Purpose.DOCUMENT)
+        columns = zip(*(unpack_vector(v, DIMENSION) for v in stored), strict=True)
+        mean = [sum(column) / len(stored) for column in columns]  # this app's alone
+        (query,) = WordHashEmbedder().embed(["shop checkout"], Purpose.QUERY)
+        expected = sorted(
+            (
+                (cosine(v, away_from(query, mean, centering_share(len(stored)))), i)
+                for v, i in zip(stored, ids, strict=True)
+            ),
+            key=lambda pair: (-pair[0], pair[1]),
+        )
+        found = recall.vectors.nearest(APP, query, 10, centered=True)
+        assert [s.message_id for s in found] == [i for _, i in expected]
+        for similar, (similarity, _) in zip(found, expected, strict=True):
+            assert abs(similar.similarity - similarity) < 1e-4
+        # Uncentered, the shared word ranks the documents it fills first.
+        assert near(recall, "shop checkout")[0] == ids[0]
 
     def test_deleted_messages_and_chats_are_never_returned(self, harness: StorageHarness) -> None:
         recall = harness.recall()

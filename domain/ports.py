@@ -36,6 +36,7 @@ from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.semantic import (
     EmbeddingModel,
     EmbedTask,
+    MeaningQuery,
     Purpose,
     Similar,
     VectorCoverage,
@@ -371,6 +372,12 @@ class Embedder(Protocol):
         (a remote service that does not answer, a model file that does not load)."""
         ...
 
+    def embed_query(self, query: MeaningQuery) -> bytes:
+        """One packed unit vector for a search: a model that sums word vectors weighs
+        the query's words by their weights; any other embeds `query.text` as `embed`
+        does with `Purpose.QUERY`. Raises `EmbeddingFailed` as `embed` does."""
+        ...
+
     def close(self) -> None:
         """Release what the model holds (a runtime's threads); idempotent."""
         ...
@@ -453,8 +460,15 @@ class VectorStore(Protocol):
         *,
         exclude_chat_id: ChatId | None = None,
         floor: float = -1.0,
+        centered: bool = False,
     ) -> list[Similar]:
         """Up to `limit` visible documents of the app whose vector of the recorded
         model is nearest `vector` (cosine similarity at least `floor`), best first,
-        ties by message id. Exact: no approximation drops a nearer one."""
+        ties by message id. Exact: no approximation drops a nearer one.
+
+        `centered`: the query is first moved away from what every document of the app
+        shares (`domain.semantic.away_from`: the mean of the app's vectors, weighed by
+        `centering_share` of their number, is taken from it), so documents rank by
+        what sets them apart; the similarity returned is the cosine with that query.
+        The mean may lag a few writes or deletes behind."""
         ...

@@ -78,6 +78,26 @@ class EmbeddingModel:
 
 
 @attrs.frozen
+class QueryWord:
+    """A word of a query and how much it says about which documents fit (its rarity
+    in the app, `domain.search.fusion.rarity`)."""
+
+    word: str
+    weight: float
+
+
+@attrs.frozen
+class MeaningQuery:
+    """A query as the semantic layer embeds it: its (redacted) text, and its words
+    (stopwords left out) each with a weight. A model that reads a text as a sentence
+    embeds `text`; a model that sums word vectors weighs each word, so the words that
+    single out a topic in this app count more than the words every chat uses."""
+
+    text: str
+    words: tuple[QueryWord, ...] = ()
+
+
+@attrs.frozen
 class EmbedTask:
     """A document waiting for its vector: `seq` changes whenever the document is put
     again, so a vector made from an older text is never written for a newer one."""
@@ -147,3 +167,26 @@ def cosine(a: bytes, b: bytes) -> float:
     return math.fsum(
         x * y for x, y in zip(unpack_vector(a, dimension), unpack_vector(b, dimension), strict=True)
     )
+
+
+# How many vectors an app's mean counts as against nothing: the mean of a few documents
+# is mostly those documents themselves (taken from a query, it would push the query
+# away from the very documents it is near), so it weighs in as the app grows.
+CENTERING_PRIOR = 100
+
+
+def centering_share(vectors: int) -> float:
+    """The share of an app's mean vector taken from a query when the app holds
+    `vectors` vectors (`away_from`)."""
+    return vectors / (vectors + CENTERING_PRIOR) if vectors > 0 else 0.0
+
+
+def away_from(vector: bytes, mean: Sequence[float], share: float = 1.0) -> bytes:
+    """A packed query vector moved away from `mean` (the mean of an app's vectors) by
+    `share` of it, and normalised again (`VectorStore.nearest(centered=True)`, with
+    `centering_share`): what every document of the app shares no longer counts in the
+    comparison."""
+    values = unpack_vector(vector, len(vector) // FLOAT_BYTES)
+    if len(values) != len(mean):
+        raise VectorFormatError("a mean of another dimension than the vector")
+    return pack_vector([v - share * m for v, m in zip(values, mean, strict=True)])

@@ -22,7 +22,7 @@ import attrs
 
 from chat_recall.adapters.embedding.files import import_or_explain, package_directory, required_file
 from chat_recall.domain.errors import EmbeddingFailed, EmbeddingUnavailable
-from chat_recall.domain.semantic import EmbeddingModel, Purpose
+from chat_recall.domain.semantic import EmbeddingModel, MeaningQuery, Purpose
 
 # Tokens a text counts at most: all-MiniLM-L6-v2 was trained on 128 and truncates at
 # 256; a message's first tokens say what it is about, and the cost grows with them.
@@ -123,6 +123,10 @@ class OnnxEmbedder:
                 vectors[index] = pooled[row].astype("<f4").tobytes()
         out.extend(vectors[i] for i in range(len(texts)))
         return out
+
+    def embed_query(self, query: MeaningQuery) -> bytes:
+        """The query as a sentence: the transformer weighs its words itself."""
+        return self.embed([query.text], Purpose.QUERY)[0]
 
     def close(self) -> None:
         """Drop the session and its thread pool."""

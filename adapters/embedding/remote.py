@@ -23,6 +23,7 @@ from chat_recall.domain.errors import EmbeddingFailed
 from chat_recall.domain.semantic import (
     Egress,
     EmbeddingModel,
+    MeaningQuery,
     Purpose,
     VectorFormatError,
     pack_vector,
@@ -101,6 +102,10 @@ class OpenAICompatibleEmbedder:
         except ValueError as error:
             raise EmbeddingFailed("the embedding service answered with no JSON") from error
         return _vectors(payload, len(texts))
+
+    def embed_query(self, query: MeaningQuery) -> bytes:
+        """The query's text, as the service embeds any text."""
+        return self.embed([query.text], Purpose.QUERY)[0]
 
     def close(self) -> None:
         """Nothing to end: each request closes its connection."""

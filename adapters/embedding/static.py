@@ -20,7 +20,7 @@ import attrs
 
 from chat_recall.adapters.embedding.files import import_or_explain, package_directory, required_file
 from chat_recall.domain.errors import EmbeddingFailed, EmbeddingUnavailable
-from chat_recall.domain.semantic import EmbeddingModel, Purpose
+from chat_recall.domain.semantic import EmbeddingModel, MeaningQuery, Purpose
 
 if TYPE_CHECKING:
     import numpy as np
@@ -129,6 +129,32 @@ class StaticEmbedder:
             vectors = sums.astype("<f4", copy=False)
             out.extend(vector.tobytes() for vector in vectors)
         return out
+
+    def embed_query(self, query: MeaningQuery) -> bytes:
+        """The query's words, each the sum of its tokens' rows weighed by the word's
+        weight: the query's rare words decide where it points (a document's vector is
+        the plain mean of its tokens: the weights are the app's, known at search time).
+        A query without words is embedded as a text."""
+        import numpy as np
+
+        if not query.words:
+            return self.embed([query.text], Purpose.QUERY)[0]
+        try:
+            encoded = self.tokenizer.encode_batch(
+                [" " + word.word for word in query.words], add_special_tokens=False
+            )
+        except Exception as error:
+            raise EmbeddingFailed(f"the tokenizer failed: {type(error).__name__}") from error
+        rows = self.table.shape[0]
+        total = np.zeros(self.table.shape[1], np.float64)
+        for word, tokens in zip(query.words, encoded, strict=True):
+            ids = np.clip(np.asarray(tokens.ids[: self.max_tokens], np.int64), 0, rows - 1)
+            if ids.size:
+                total += word.weight * self.table[ids].sum(axis=0, dtype=np.float64)
+        norm = float(np.linalg.norm(total))
+        if norm == 0.0:
+            return self.embed([query.text], Purpose.QUERY)[0]
+        return (total / norm).astype("<f4").tobytes()
 
     def close(self) -> None:
         """Nothing to end: no thread or process was started."""

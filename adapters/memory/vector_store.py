@@ -5,13 +5,23 @@ pure Python (`domain.semantic.cosine`): the twin is for hosts' tests, not for sc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import attrs
 
 from chat_recall.adapters.memory.database import InMemoryDatabase, VectorRow
 from chat_recall.domain.model import AppId, ChatId, MessageId
-from chat_recall.domain.semantic import EmbedTask, Similar, VectorCoverage, cosine
+from chat_recall.domain.semantic import (
+    FLOAT_BYTES,
+    EmbedTask,
+    Similar,
+    VectorCoverage,
+    away_from,
+    centering_share,
+    cosine,
+    unpack_vector,
+)
 
 SETTINGS = "semantic_settings"
 
@@ -137,12 +147,13 @@ class InMemoryVectorStore:
         *,
         exclude_chat_id: ChatId | None = None,
         floor: float = -1.0,
+        centered: bool = False,
     ) -> list[Similar]:
         db = self.database
         with db.lock:
             if db.vector_model is None:
                 return []
-            found: list[Similar] = []
+            rows: list[tuple[MessageId, ChatId, bytes]] = []
             for message_id, row in db.vectors.items():
                 meta = db.docs.get(message_id)
                 if (
@@ -151,11 +162,20 @@ class InMemoryVectorStore:
                     or meta is None
                     or meta.app_id != app_id
                     or db.hidden(message_id, meta)
-                    or meta.chat_id == exclude_chat_id
                 ):
                     continue
-                similarity = cosine(row.vector, vector)
+                rows.append((message_id, meta.chat_id, row.vector))
+            if centered and rows:
+                dimension = len(vector) // FLOAT_BYTES
+                columns = zip(*(unpack_vector(row[2], dimension) for row in rows), strict=True)
+                mean = [math.fsum(c) / len(rows) for c in columns]
+                vector = away_from(vector, mean, centering_share(len(rows)))
+            found: list[Similar] = []
+            for message_id, chat_id, stored in rows:
+                if chat_id == exclude_chat_id:
+                    continue
+                similarity = cosine(stored, vector)
                 if similarity >= floor:
-                    found.append(Similar(message_id, meta.chat_id, similarity))
+                    found.append(Similar(message_id, chat_id, similarity))
         found.sort(key=lambda s: (-s.similarity, s.message_id))
         return found[:limit]

@@ -329,6 +329,7 @@ class PostgresVectorStore:
         *,
         exclude_chat_id: ChatId | None = None,
         floor: float = -1.0,
+        centered: bool = False,
     ) -> list[Similar]:
         key = self.database.read(
             lambda c: _model_key(c) if _meta(c, TABLES) is not None else None, snapshot=True
@@ -343,4 +344,5 @@ class PostgresVectorStore:
             limit,
             exclude_chat_id=exclude_chat_id,
             floor=floor,
+            centered=centered,
         )

@@ -259,6 +259,7 @@ class SqliteVectorStore:
         *,
         exclude_chat_id: ChatId | None = None,
         floor: float = -1.0,
+        centered: bool = False,
     ) -> list[Similar]:
         with self.database.reading() as connection:
             key = model_key(connection)
@@ -272,4 +273,5 @@ class SqliteVectorStore:
             limit,
             exclude_chat_id=exclude_chat_id,
             floor=floor,
+            centered=centered,
         )

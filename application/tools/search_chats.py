@@ -31,7 +31,13 @@ from chat_recall.domain.query import MatchQuery, ScopedQuery, VocabularyProbe
 from chat_recall.domain.redaction import Redactor
 from chat_recall.domain.search import suggestions
 from chat_recall.domain.search.evidence import questions, rank_matches, with_answers
-from chat_recall.domain.search.fusion import LexicalChat, LexicalEvidence, MatchedBy, fuse
+from chat_recall.domain.search.fusion import (
+    LexicalChat,
+    LexicalEvidence,
+    MatchedBy,
+    fuse,
+    rarity,
+)
 from chat_recall.domain.search.query_builder import (
     QueryPlan,
     QueryTerm,
@@ -40,6 +46,7 @@ from chat_recall.domain.search.query_builder import (
     vocabulary_probes,
 )
 from chat_recall.domain.search.ranking import RecencyScale, SearchPolicy, group, shortlist
+from chat_recall.domain.semantic import MeaningQuery, QueryWord
 from chat_recall.domain.text import reading_text, unmasked
 from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.segment import sanitize
@@ -315,11 +322,14 @@ class SearchChats:
         pending = self.dirty.pending_in_app(context.app_id, context.chat_id)
         plan = self._expanded(context, plan)
         within = window_of(arguments.after, arguments.before)
+        weights = self._weights(context, plan)
         results: list[ChatOut] = []
         unmatched: tuple[QueryTerm, ...] = ()
-        coverage_of: dict[int, float] = {}
+        coverage_of: dict[int, tuple[float, float]] = {}
         if not plan.is_empty:
-            results, unmatched, coverage_of = self._results(context, plan, arguments.limit, within)
+            results, unmatched, coverage_of = self._results(
+                context, plan, arguments.limit, within, weights
+            )
         elif plan.terms:  # prefixes that begin no word of the app
             unmatched = plan.terms
         suggestions = self._suggestions(context, plan, unmatched)
@@ -331,15 +341,20 @@ class SearchChats:
         lexical = LexicalEvidence(
             words=len(plan.terms),
             unmatched=len(unmatched),
-            chats=tuple(LexicalChat(ChatId(c.chat_id), coverage_of[c.chat_id]) for c in results),
+            chats=tuple(LexicalChat(ChatId(c.chat_id), *coverage_of[c.chat_id]) for c in results),
         )
         fusion = self.semantic.fusion
         meaning = Meaning()
-        if self.semantic.enabled and fusion.wants_meaning(lexical, arguments.limit):
-            meaning = self.semantic.meaning(context.app_id, arguments.query, context.chat_id)
+        if self.semantic.enabled and fusion.wants_meaning(lexical):
+            asked = MeaningQuery(
+                arguments.query,
+                tuple(QueryWord(t.word, w) for t, w in zip(plan.terms, weights, strict=True)),
+            )
+            meaning = self.semantic.meaning(context.app_id, asked, context.chat_id)
             meaning = self._in_window(context, meaning, within)
         results = self._fused(context, results, lexical, meaning, arguments.limit)
-        confident = fusion.confident(lexical, meaning.similar)
+        judged = meaning.similar if meaning.asked and meaning.failed is None else None
+        confident = fusion.confident(lexical, judged)
         if not confident:
             results = [attrs.evolve(c, weak=True) for c in results[: fusion.weak_results]]
         coverage = None
@@ -446,9 +461,31 @@ class SearchChats:
             _match_out(document.as_candidate(0.0), excerpt), matched_by=MatchedBy.MEANING.value
         )
 
+    def _weights(self, context: CallContext, plan: QueryPlan) -> tuple[float, ...]:
+        """Each query word's rarity in the app (`domain.search.fusion.rarity`), from the
+        index's own term counts: a word of several terms (a phrase) counts as its
+        rarest."""
+        if not plan.terms:
+            return ()
+        terms = tuple(sorted({t for term in plan.terms for t in term.terms}))
+        counts = {
+            c.term: c.documents
+            for c in self.index.vocabulary(VocabularyProbe(context.app_id, terms))
+        }
+        documents = self.index.stats(context.app_id).documents
+        return tuple(
+            rarity(min((counts.get(t, 0) for t in term.terms), default=0), documents)
+            for term in plan.terms
+        )
+
     def _results(
-        self, context: CallContext, plan: QueryPlan, limit: int, within: TimeWindow
-    ) -> tuple[list[ChatOut], tuple[QueryTerm, ...], dict[int, float]]:
+        self,
+        context: CallContext,
+        plan: QueryPlan,
+        limit: int,
+        within: TimeWindow,
+        weights: tuple[float, ...],
+    ) -> tuple[list[ChatOut], tuple[QueryTerm, ...], dict[int, tuple[float, float]]]:
         query = ScopedQuery(
             plan.match,
             context.app_id,
@@ -491,7 +528,14 @@ class SearchChats:
         ]
         seen = frozenset().union(*(m.terms for m in matches))
         words = max(len(plan.terms), 1)
-        coverage = {int(g.chat_id): len(g.words) / words for g in groups}
+        mass = sum(weights)
+        coverage = {
+            int(g.chat_id): (
+                len(g.words) / words,
+                sum(weights[i] for i in g.words) / mass if mass > 0 else len(g.words) / words,
+            )
+            for g in groups
+        }
         return results, self._unmatched(context, plan, seen, within), coverage
 
     def _unmatched(

@@ -1,25 +1,41 @@
-"""How meaning joins words: the gate, the similarity floor, the order of the fused
-chats, how each was found, and whether search_chats can say it is confident.
+"""How meaning joins words: the order of the fused chats, the similarity floor, how
+each chat was found, and whether search_chats can say it is confident.
 
-Keyword search is strong where the query's words are the chat's words, and fusing
-meaning into every query costs it there (names, dates, identifiers: a near vector is
-no match for the exact word). So the lexical ranking stays first wherever its words
-match (`FusionPolicy.strong`), and meaning-based candidates join when the lexical
-result is weak: a query word found in no chat, the best chat holding too little of the
-query, or too few chats (`FusionPolicy.opens`). A semantic candidate counts only above
-the similarity floor. The policy is pure; search_chats applies it (see
-ARCHITECTURE.md, "The semantic layer", for how the values were chosen).
+Keyword search is strong where the query's words are the chat's words: its best chat
+is rarely wrong when it holds the words, and a near vector is no match for an exact
+name, date or identifier. But a lexical result cannot tell a near miss from an answer:
+a chat that uses the question's own words without answering it (the usual failure of a
+vague question) looks as strong as the answer would. So no test of the lexical result
+decides whether meaning may help; instead the places are shared (`fuse`):
 
-Confidence: a result set is confident when its best lexical chat holds enough of the
-query (`lexical_bar`) or its best semantic match is near enough (`semantic_bar`). With
-the semantic layer off only the first applies, so an honest "nothing fits" needs no
-model. When nothing passes either bar, search_chats returns at most `weak_results`
-candidates, each marked weak, and tells the agent to say the history holds no answer.
+- the best keyword chat keeps the first place (`words_first`), and so does each keyword
+  chat up to `complete_first` that holds every word of the query;
+- the next places alternate: the chat nearest the query's meaning not yet placed (above
+  the similarity floor), then the best keyword chat not yet placed, and so on; a chat
+  found both ways is placed once and says "both".
+
+So the keyword ranking's first chats are always shown (conversations full of names and
+dates lose nothing that words find), and so are the chats nearest in meaning (a near
+miss no longer fills every place).
+
+Confidence is a separate question. Words alone (the layer off, or its model failing):
+confident when the best keyword chat holds enough of the query, each word weighed by
+how rare it is in the app (`lexical_bar` on `LexicalChat.weighted`: a common word
+matched says little, a rare one unmatched says much), so an honest "nothing fits" needs
+no model. With meaning, words are trusted only when, besides, hardly any of the query's
+words occurs nowhere in the app (`unmatched_bar`: a question about something never
+discussed names it in words the app never used), and meaning is trusted when its best
+match is near enough (`semantic_bar`); a question whose words fail that test may still
+be answered in other words, which meaning is there to judge. When nothing passes,
+search_chats returns at most `weak_results` candidates, each marked weak, and tells the
+agent to say the history holds no answer.
+ARCHITECTURE.md ("The semantic layer") says how the values were chosen.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Sequence
 
 import attrs
@@ -42,57 +58,57 @@ class MatchedBy(enum.Enum):
         return cls.MEANING if meaning else cls.WORDS
 
 
+def rarity(holding: int, documents: int) -> float:
+    """How much a word says about which documents fit (an inverse document frequency):
+    high for a word few of the app's documents hold, highest for one none holds, near
+    zero for one every document holds."""
+    return math.log((max(documents, 0) + 1) / (min(max(holding, 0), documents) + 1))
+
+
 @attrs.frozen
 class LexicalChat:
     """A chat the keyword search returned, in its order: the share of the query's
-    words it holds (0..1)."""
+    words it holds (0..1), and the same share with each word weighed by its rarity."""
 
     chat_id: ChatId
     coverage: float
+    weighted: float | None = None  # None: no weights known (the plain share counts)
+
+    @property
+    def weighted_coverage(self) -> float:
+        return self.coverage if self.weighted is None else self.weighted
 
 
 @attrs.frozen
 class LexicalEvidence:
-    """What the keyword search found, as the gate and the confidence bar read it."""
+    """What the keyword search found, as the fusion and the confidence bar read it."""
 
     words: int  # the query's words (after stopwords)
     unmatched: int  # of them, found in no chat of the app
     chats: tuple[LexicalChat, ...] = ()
 
     @property
-    def best_coverage(self) -> float:
-        return max((chat.coverage for chat in self.chats), default=0.0)
-
-    @property
-    def best_matched_words(self) -> float:
-        return self.best_coverage * self.words
+    def best_weighted(self) -> float:
+        return max((chat.weighted_coverage for chat in self.chats), default=0.0)
 
 
 @attrs.frozen
 class FusionPolicy:
-    """The knobs of the semantic layer's fusion (see the module docstring)."""
+    """The knobs of the semantic layer's fusion and confidence (module docstring)."""
 
-    # The gate: a lexical chat holding at least this share of the query's words is
-    # "strong" and keeps its place; below it (for the best chat), meaning joins.
-    coverage_bar: float = 0.75
-    # Fewer lexical chats than this: meaning joins (the keyword result is thin).
-    min_chats: int = 3
-    # A semantic candidate below this cosine similarity is no candidate.
-    similarity_floor: float = 0.3
-    # Reciprocal rank fusion of the weak lexical chats and the semantic ones:
-    # 1 / (rank_constant + rank), each list weighed.
-    rank_constant: float = 10.0
-    lexical_weight: float = 1.0
-    semantic_weight: float = 0.5
-    # With the gate closed, meaning still fills the places the keyword result leaves
-    # empty (after every lexical chat), never moving one.
-    fill_tail: bool = True
-    # Confidence: a lexical chat holding this share of the query's words, and at least
-    # `lexical_min_words` of them (all of them when the query has fewer) ...
-    lexical_bar: float = 0.3
-    lexical_min_words: int = 1
-    # ... or a semantic match at least this near.
-    semantic_bar: float = 0.6
+    # The best keyword chats that keep the first places: this many whatever they hold,
+    # and those up to `complete_first` that hold every word of the query.
+    words_first: int = 1
+    complete_first: int = 2
+    # A semantic candidate below this similarity is no candidate (similarities are of
+    # the centered query: at or below zero is no nearer than the app's average document).
+    similarity_floor: float = 0.0
+    # Confidence by words: the best keyword chat holds this weighted share of the query;
+    # with meaning, besides, at most this share of the query's words occurs nowhere ...
+    lexical_bar: float = 0.15
+    unmatched_bar: float = 0.2
+    # ... or by meaning: a semantic match at least this near.
+    semantic_bar: float = 0.15
     # Not confident: at most this many candidates, each marked weak.
     weak_results: int = 3
 
@@ -100,37 +116,23 @@ class FusionPolicy:
     def default(cls) -> FusionPolicy:
         return cls()
 
-    def strong(self, chat: LexicalChat) -> bool:
-        return chat.coverage >= self.coverage_bar
+    def wants_meaning(self, lexical: LexicalEvidence) -> bool:
+        """Whether search asks the semantic layer: whenever the query has a word (a
+        near miss looks like an answer to words alone, so their result cannot say
+        when meaning is not needed)."""
+        return lexical.words > 0
 
-    def opens(self, lexical: LexicalEvidence) -> bool:
-        """Whether meaning-based candidates join the ranking (the lexical result is
-        weak). With the gate closed they only fill empty places (`fill_tail`)."""
-        if lexical.unmatched > 0 or len(lexical.chats) < self.min_chats:
-            return True
-        return lexical.best_coverage < self.coverage_bar
-
-    def wants_meaning(self, lexical: LexicalEvidence, limit: int) -> bool:
-        """Whether search needs the semantic candidates at all: the gate is open, or
-        there are places to fill, or confidence rests on them."""
-        return (
-            self.opens(lexical)
-            or (self.fill_tail and len(lexical.chats) < limit)
-            or not self.lexically_confident(lexical)
-        )
-
-    def lexically_confident(self, lexical: LexicalEvidence) -> bool:
-        if not lexical.chats or lexical.words <= 0:
+    def lexically_confident(self, lexical: LexicalEvidence, *, with_meaning: bool) -> bool:
+        if lexical.words <= 0 or lexical.best_weighted < self.lexical_bar:
             return False
-        needed = min(self.lexical_min_words, lexical.words)
-        return (
-            lexical.best_coverage >= self.lexical_bar
-            and lexical.best_matched_words >= needed - 1e-9
-        )
+        return not with_meaning or lexical.unmatched <= self.unmatched_bar * lexical.words
 
-    def confident(self, lexical: LexicalEvidence, semantic: Sequence[Similar]) -> bool:
-        """Whether any result passes the lexical or the semantic bar."""
-        if self.lexically_confident(lexical):
+    def confident(self, lexical: LexicalEvidence, semantic: Sequence[Similar] | None) -> bool:
+        """Whether any result passes the lexical or the semantic bar; `semantic` None:
+        no meaning to judge by (the layer off, or its model failing)."""
+        if semantic is None:
+            return self.lexically_confident(lexical, with_meaning=False)
+        if self.lexically_confident(lexical, with_meaning=True):
             return True
         return any(s.similarity >= self.semantic_bar for s in semantic)
 
@@ -138,6 +140,14 @@ class FusionPolicy:
         """The semantic matches above the floor, best first (ties by message id)."""
         kept = [s for s in semantic if s.similarity >= self.similarity_floor]
         return tuple(sorted(kept, key=lambda s: (-s.similarity, s.message_id)))
+
+    def first_places(self, lexical: LexicalEvidence) -> list[ChatId]:
+        """The keyword chats that keep the first places, in their order."""
+        return [
+            chat.chat_id
+            for rank, chat in enumerate(lexical.chats[: max(self.words_first, self.complete_first)])
+            if rank < self.words_first or chat.coverage >= 1.0
+        ]
 
 
 @attrs.frozen
@@ -158,45 +168,30 @@ def fuse(
     policy: FusionPolicy,
     limit: int,
 ) -> tuple[FusedChat, ...]:
-    """The chats to show, in order, at most `limit`.
-
-    Gate closed: the keyword ranking as it is, then (`fill_tail`) semantic-only chats
-    in the places left. Gate open: the strong lexical chats first in their order, then
-    the weak lexical chats and the semantic ones by reciprocal rank fusion (ties by
-    chat id). A chat found both ways says `both`."""
-    above = policy.candidates(semantic)
+    """The chats to show, in order, at most `limit`: the keyword chats that keep the
+    first places, then in turn the next chat by meaning and the next by words (see
+    the module docstring). A chat found both ways says `both`."""
     best: dict[ChatId, float] = {}
-    semantic_order: list[ChatId] = []
-    for match in above:
-        if match.chat_id not in best:
-            best[match.chat_id] = match.similarity
-            semantic_order.append(match.chat_id)
+    for match in policy.candidates(semantic):
+        best.setdefault(match.chat_id, match.similarity)
     ranks = {chat.chat_id: rank for rank, chat in enumerate(lexical.chats)}
-
-    def fused(chat_id: ChatId) -> FusedChat:
-        return FusedChat(
+    order = policy.first_places(lexical)
+    placed = set(order)
+    by_meaning = [c for c in best if c not in placed]  # in order of similarity
+    by_words = [c for c in ranks if c not in placed]  # in order of rank
+    while by_meaning or by_words:
+        for queue in (by_meaning, by_words):
+            while queue and queue[0] in placed:
+                queue.pop(0)
+            if queue:
+                placed.add(queue[0])
+                order.append(queue.pop(0))
+    return tuple(
+        FusedChat(
             chat_id,
             MatchedBy.of(words=chat_id in ranks, meaning=chat_id in best),
             ranks.get(chat_id),
             best.get(chat_id),
         )
-
-    if not policy.opens(lexical):
-        order = [chat.chat_id for chat in lexical.chats]
-        if policy.fill_tail:
-            order += [chat_id for chat_id in semantic_order if chat_id not in ranks]
-        return tuple(fused(chat_id) for chat_id in order[:limit])
-    strong = [chat.chat_id for chat in lexical.chats if policy.strong(chat)]
-    weak = [chat.chat_id for chat in lexical.chats if not policy.strong(chat)]
-    scores: dict[ChatId, float] = {}
-    for rank, chat_id in enumerate(weak):
-        scores[chat_id] = policy.lexical_weight / (policy.rank_constant + rank + 1)
-    placed = set(strong)
-    for rank, chat_id in enumerate(semantic_order):
-        if chat_id in placed:
-            continue
-        scores[chat_id] = scores.get(chat_id, 0.0) + policy.semantic_weight / (
-            policy.rank_constant + rank + 1
-        )
-    rest = sorted(scores, key=lambda chat_id: (-scores[chat_id], chat_id))
-    return tuple(fused(chat_id) for chat_id in [*strong, *rest][:limit])
+        for chat_id in order[:limit]
+    )
