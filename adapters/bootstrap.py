@@ -221,7 +221,6 @@ def _wire_semantic(
     from chat_recall.adapters.semantic import Semantic
     from chat_recall.application.embedding import Embedding
     from chat_recall.application.semantic import LazyEmbedder, SemanticSearch, require_consent
-    from chat_recall.domain.search.fusion import FusionPolicy
 
     chosen = semantic if semantic is not None else Semantic.from_record(str(recorded))
     vectors: VectorStore = container.resolve(VectorStore)
@@ -242,9 +241,7 @@ def _wire_semantic(
         return chosen.embedder()
 
     embedder = LazyEmbedder(Deferred(build))
-    container.register(
-        SemanticSearch, instance=SemanticSearch(embedder, vectors, FusionPolicy.default())
-    )
+    container.register(SemanticSearch, instance=SemanticSearch(embedder, vectors))
     container.register(Embedder, instance=embedder)
     return Deferred(lambda: Embedding(embedder, vectors, container.resolve(IndexStore)))
 

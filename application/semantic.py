@@ -83,12 +83,31 @@ class Meaning:
 class SemanticSearch:
     embedder: Embedder | None = None
     vectors: VectorStore | None = None
-    fusion: FusionPolicy = attrs.field(factory=FusionPolicy.default)
+    # None: the values chosen for the model's kind (`FusionPolicy.for_model`), known
+    # once the model is loaded; a value given here (an evaluation's) is used instead.
+    fusion: FusionPolicy | None = None
     nearest: int = NEAREST
+    _chosen: FusionPolicy | None = attrs.field(init=False, default=None)
 
     @classmethod
     def off(cls) -> SemanticSearch:
         return cls()
+
+    @property
+    def policy(self) -> FusionPolicy:
+        """The fusion policy in force: the one given, else the model's (the default
+        while the model cannot be loaded: its search answers by words alone)."""
+        if self.fusion is not None:
+            return self.fusion
+        if self._chosen is not None:
+            return self._chosen
+        if self.embedder is None:
+            return FusionPolicy.default()
+        try:
+            self._chosen = FusionPolicy.for_model(self.embedder.model)
+        except ChatRecallError:
+            return FusionPolicy.default()
+        return self._chosen
 
     @property
     def enabled(self) -> bool:
@@ -109,7 +128,7 @@ class SemanticSearch:
                 vector,
                 self.nearest,
                 exclude_chat_id=exclude_chat_id,
-                floor=self.fusion.similarity_floor,
+                floor=self.policy.similarity_floor,
                 centered=True,
             )
         except ChatRecallError as error:

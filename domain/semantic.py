@@ -49,6 +49,14 @@ class Egress:
         )
 
 
+class ModelKind(enum.Enum):
+    """How a model makes a vector, which sets the scale of its similarities (and so the
+    bars the fusion policy trusts them by, `FusionPolicy.for_model`)."""
+
+    STATIC = "static"  # a table of token vectors, summed: no context
+    SENTENCE = "sentence"  # a sentence encoder (a transformer, a remote service)
+
+
 @attrs.frozen
 class EmbeddingModel:
     """An embedding model as the index knows it. `identity` names the exact vectors it
@@ -58,6 +66,7 @@ class EmbeddingModel:
     identity: str
     dimension: int
     egress: Egress | None = None  # None: text never leaves this machine
+    kind: ModelKind = ModelKind.SENTENCE
 
     @property
     def local(self) -> bool:

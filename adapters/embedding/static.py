@@ -20,7 +20,7 @@ import attrs
 
 from chat_recall.adapters.embedding.files import import_or_explain, package_directory, required_file
 from chat_recall.domain.errors import EmbeddingFailed, EmbeddingUnavailable
-from chat_recall.domain.semantic import EmbeddingModel, MeaningQuery, Purpose
+from chat_recall.domain.semantic import EmbeddingModel, MeaningQuery, ModelKind, Purpose
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,7 +95,7 @@ class StaticEmbedder:
         table = np.ascontiguousarray(full[:, :width], dtype=np.float32)  # type: ignore[attr-defined]
         tokenizer.no_padding()
         tokenizer.no_truncation()
-        model = EmbeddingModel(identity=f"{name}-{width}", dimension=width)
+        model = EmbeddingModel(f"{name}-{width}", width, kind=ModelKind.STATIC)
         return cls(table=table, tokenizer=tokenizer, model=model)
 
     def embed(self, texts: Sequence[str], purpose: Purpose) -> list[bytes]:

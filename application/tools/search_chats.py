@@ -343,7 +343,7 @@ class SearchChats:
             unmatched=len(unmatched),
             chats=tuple(LexicalChat(ChatId(c.chat_id), *coverage_of[c.chat_id]) for c in results),
         )
-        fusion = self.semantic.fusion
+        fusion = self.semantic.policy
         meaning = Meaning()
         if self.semantic.enabled and fusion.wants_meaning(lexical):
             asked = MeaningQuery(
@@ -412,10 +412,10 @@ class SearchChats:
         (`domain.search.fusion.fuse`), each saying how it was found."""
         if not meaning.similar:
             return lexical_results
-        order = fuse(lexical, meaning.similar, self.semantic.fusion, limit)
+        order = fuse(lexical, meaning.similar, self.semantic.policy, limit)
         by_chat = {ChatId(chat.chat_id): chat for chat in lexical_results}
         near: dict[ChatId, list[MessageId]] = {}
-        for similar in self.semantic.fusion.candidates(meaning.similar):
+        for similar in self.semantic.policy.candidates(meaning.similar):
             near.setdefault(similar.chat_id, []).append(similar.message_id)
         meaning_only = [f.chat_id for f in order if f.chat_id not in by_chat]
         wanted = [m for c in meaning_only for m in near[c][: self.policy.matches_per_chat]]

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 import attrs
 
 from chat_recall.domain.model import ChatId
-from chat_recall.domain.semantic import Similar
+from chat_recall.domain.semantic import EmbeddingModel, ModelKind, Similar
 
 
 class MatchedBy(enum.Enum):
@@ -103,9 +103,11 @@ class FusionPolicy:
     # A semantic candidate below this similarity is no candidate (similarities are of
     # the centered query: at or below zero is no nearer than the app's average document).
     similarity_floor: float = 0.0
-    # Confidence by words: the best keyword chat holds this weighted share of the query;
-    # with meaning, besides, at most this share of the query's words occurs nowhere ...
+    # Confidence by words alone: the best keyword chat holds this weighted share of the
+    # query. With meaning at hand: this weighted share, and at most `unmatched_bar` of
+    # the query's words occurring nowhere ...
     lexical_bar: float = 0.15
+    lexical_bar_with_meaning: float = 0.15
     unmatched_bar: float = 0.2
     # ... or by meaning: a semantic match at least this near.
     semantic_bar: float = 0.15
@@ -114,7 +116,21 @@ class FusionPolicy:
 
     @classmethod
     def default(cls) -> FusionPolicy:
+        """The values chosen for a static table (the default local model)."""
         return cls()
+
+    @classmethod
+    def sentence_model(cls) -> FusionPolicy:
+        """The values chosen for a sentence encoder: its similarities run higher for
+        unrelated texts, so its bar is higher, and words are trusted beside it only
+        when they cover more of the query."""
+        return cls(lexical_bar_with_meaning=0.6, unmatched_bar=0.34, semantic_bar=0.275)
+
+    @classmethod
+    def for_model(cls, model: EmbeddingModel) -> FusionPolicy:
+        if model.kind is ModelKind.STATIC:
+            return cls.default()
+        return cls.sentence_model()
 
     def wants_meaning(self, lexical: LexicalEvidence) -> bool:
         """Whether search asks the semantic layer: whenever the query has a word (a
@@ -123,7 +139,8 @@ class FusionPolicy:
         return lexical.words > 0
 
     def lexically_confident(self, lexical: LexicalEvidence, *, with_meaning: bool) -> bool:
-        if lexical.words <= 0 or lexical.best_weighted < self.lexical_bar:
+        bar = self.lexical_bar_with_meaning if with_meaning else self.lexical_bar
+        if lexical.words <= 0 or lexical.best_weighted < bar:
             return False
         return not with_meaning or lexical.unmatched <= self.unmatched_bar * lexical.words
 

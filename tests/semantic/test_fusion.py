@@ -13,7 +13,7 @@ from chat_recall.domain.search.fusion import (
     fuse,
     rarity,
 )
-from chat_recall.domain.semantic import Similar
+from chat_recall.domain.semantic import EmbeddingModel, ModelKind, Similar
 
 POLICY = FusionPolicy(
     words_first=1,
@@ -111,3 +111,15 @@ def test_search_asks_for_meaning_whenever_the_query_has_words() -> None:
     assert POLICY.wants_meaning(lexical(1.0, 1.0, 1.0))
     assert POLICY.wants_meaning(LexicalEvidence(words=2, unmatched=2))
     assert not POLICY.wants_meaning(LexicalEvidence(words=0, unmatched=0))
+
+
+def test_each_kind_of_model_has_its_own_bars() -> None:
+    static = FusionPolicy.for_model(EmbeddingModel("t", 8, kind=ModelKind.STATIC))
+    sentence = FusionPolicy.for_model(EmbeddingModel("s", 8))
+    assert static == FusionPolicy.default()
+    assert sentence == FusionPolicy.sentence_model()
+    # a sentence encoder's similarity must be higher to be trusted
+    near = [similar(20, (static.semantic_bar + sentence.semantic_bar) / 2)]
+    unknown = LexicalEvidence(words=2, unmatched=2)
+    assert static.confident(unknown, near)
+    assert not sentence.confident(unknown, near)
