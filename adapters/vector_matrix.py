@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING, Protocol
 import attrs
 
 from chat_recall.domain.model import AppId, ChatId, MessageId
-from chat_recall.domain.semantic import Similar, centering_share
+from chat_recall.domain.semantic import (
+    CHAT_CANDIDATES,
+    Similar,
+    SimilarChat,
+    centering_share,
+    chat_similarity,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,9 +60,9 @@ class VectorRows(Protocol):
 
     def rows_after(
         self, app_id: AppId, model_key: int, after_seq: int, limit: int
-    ) -> list[tuple[int, int, bytes]]:
-        """(seq, message_id, vector) of the app's rows of the model with seq above
-        `after_seq`, by seq, at most `limit`."""
+    ) -> list[tuple[int, int, int, bytes]]:
+        """(seq, message_id, chat_id, vector) of the app's rows of the model with seq
+        above `after_seq` whose document exists, by seq, at most `limit`."""
         ...
 
     def live(
@@ -69,14 +75,24 @@ class VectorRows(Protocol):
 
 @attrs.define
 class _Matrix:
+    """One app's rows of one model, and per chat the sum and count of its live rows
+    (its mean vector, `VectorStore.nearest_chats`)."""
+
     dimension: int
     seqs: npt.NDArray[np.int64]
     ids: npt.NDArray[np.int64]
+    slots: npt.NDArray[np.int64]  # each row's chat, as a slot of the sums below
+    dead: npt.NDArray[np.bool_]  # rows found gone
     values: npt.NDArray[np.float32]
     size: int = 0
     last_seq: int = 0
     gone: int = 0
     total: npt.NDArray[np.float64] | None = None  # the sum of the live rows
+    chat_of_slot: list[int] = attrs.Factory(list)
+    slot_of_chat: dict[int, int] = attrs.Factory(dict)
+    sums: npt.NDArray[np.float64] | None = None  # per slot: the sum of its live rows
+    counts: npt.NDArray[np.int64] | None = None  # per slot: its live rows
+    _means: npt.NDArray[np.float32] | None = None  # per slot, normalised; None: stale
 
     def mean(self) -> npt.NDArray[np.float32] | None:
         """The mean of the live rows, weighed by `centering_share` of their number."""
@@ -86,17 +102,41 @@ class _Matrix:
         return (self.total / live * centering_share(live)).astype("float32")
 
     def zero(self, index: int) -> None:
-        """Row `index` is gone: never above a positive floor again, out of the mean."""
+        """Row `index` is gone: never returned again, out of every mean."""
+        if self.dead[index]:
+            return
+        row = self.values[index]
         if self.total is not None:
-            self.total -= self.values[index]
+            self.total -= row
+        if self.sums is not None and self.counts is not None:
+            slot = int(self.slots[index])
+            self.sums[slot] -= row
+            self.counts[slot] -= 1
         self.values[index] = 0.0
+        self.dead[index] = True
         self.gone += 1
+        self._means = None
+
+    def chat_means(self) -> npt.NDArray[np.float32]:
+        """Each slot's mean vector, normalised (zero for a chat with no live row)."""
+        import numpy as np
+
+        if self._means is None:
+            assert self.sums is not None
+            sums = self.sums[: len(self.chat_of_slot)]
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)
+            means = np.divide(sums, norms, out=np.zeros_like(sums), where=norms > 0)
+            self._means = means.astype(np.float32)
+        return self._means
 
     @property
     def nbytes(self) -> int:
-        return int(self.values.nbytes + self.seqs.nbytes + self.ids.nbytes)
+        held = self.values.nbytes + self.seqs.nbytes + self.ids.nbytes + self.slots.nbytes
+        if self.sums is not None:
+            held += self.sums.nbytes
+        return int(held + self.dead.nbytes)
 
-    def append(self, rows: list[tuple[int, int, bytes]]) -> None:
+    def append(self, rows: list[tuple[int, int, int, bytes]]) -> None:
         import numpy as np
 
         count = len(rows)
@@ -104,18 +144,41 @@ class _Matrix:
             capacity = max(self.size + count, 2 * len(self.seqs), 1024)
             self.seqs = np.resize(self.seqs, capacity)
             self.ids = np.resize(self.ids, capacity)
+            self.slots = np.resize(self.slots, capacity)
+            dead = np.zeros(capacity, np.bool_)
+            dead[: self.size] = self.dead[: self.size]
+            self.dead = dead
             values = np.zeros((capacity, self.dimension), np.float32)
             values[: self.size] = self.values[: self.size]
             self.values = values
         end = self.size + count
         self.seqs[self.size : end] = [row[0] for row in rows]
         self.ids[self.size : end] = [row[1] for row in rows]
-        block = np.frombuffer(b"".join(row[2] for row in rows), dtype="<f4")
+        for _, _, chat, _ in rows:
+            if chat not in self.slot_of_chat:
+                self.slot_of_chat[chat] = len(self.chat_of_slot)
+                self.chat_of_slot.append(chat)
+        slots = np.fromiter((self.slot_of_chat[row[2]] for row in rows), np.int64, count)
+        self.slots[self.size : end] = slots
+        self.dead[self.size : end] = False
+        block = np.frombuffer(b"".join(row[3] for row in rows), dtype="<f4")
         self.values[self.size : end] = block.reshape(count, self.dimension)
         added = self.values[self.size : end].sum(axis=0, dtype=np.float64)
         self.total = added if self.total is None else self.total + added
+        chats = len(self.chat_of_slot)
+        if self.sums is None or self.counts is None or len(self.sums) < chats:
+            capacity = max(chats, 2 * (0 if self.sums is None else len(self.sums)), 64)
+            sums = np.zeros((capacity, self.dimension), np.float64)
+            counts = np.zeros(capacity, np.int64)
+            if self.sums is not None and self.counts is not None:
+                sums[: len(self.sums)] = self.sums
+                counts[: len(self.counts)] = self.counts
+            self.sums, self.counts = sums, counts
+        np.add.at(self.sums, slots, self.values[self.size : end])
+        np.add.at(self.counts, slots, 1)
         self.size = end
         self.last_seq = int(rows[-1][0])
+        self._means = None
 
 
 @attrs.define
@@ -153,6 +216,7 @@ class VectorMatrices:
                 norm = float(np.linalg.norm(query))
                 query = query / norm if norm > 0 else query
             scores = matrix.values[: matrix.size] @ query
+            scores[matrix.dead[: matrix.size]] = -np.inf
             seqs = matrix.seqs[: matrix.size]
             ids = matrix.ids[: matrix.size]
             found: list[Similar] = []
@@ -173,7 +237,7 @@ class VectorMatrices:
                     message_id, chat = live.get(int(seqs[index]), (None, None))
                     if chat is None or message_id != int(ids[index]):
                         matrix.zero(int(index))
-                        scores[index] = 0.0
+                        scores[index] = -np.inf
                         continue
                     if chat == exclude_chat_id:
                         continue
@@ -182,6 +246,105 @@ class VectorMatrices:
                         break
                 taken = take
                 want *= 2
+            if matrix.gone > STALE_SHARE * matrix.size:
+                self._matrices.pop((app_id, model_key), None)
+            return found
+
+    def nearest_chats(
+        self,
+        rows: VectorRows,
+        app_id: AppId,
+        model_key: int,
+        vector: bytes,
+        limit: int,
+        *,
+        per_chat: int,
+        mean_weight: float,
+        exclude_chat_id: ChatId | None,
+        floor: float,
+        centered: bool = False,
+    ) -> list[SimilarChat]:
+        """`VectorStore.nearest_chats`: the candidates by their chats' mean vectors, one
+        product over them; then, until the best `limit` are all checked, every row of
+        each unchecked one is checked in the database (a gone row leaves its chat's
+        mean and best), and its similarity taken again."""
+        import numpy as np
+
+        query = np.frombuffer(vector, dtype="<f4").astype(np.float32)
+        with self._lock:
+            matrix = self._current(rows, app_id, model_key, query.shape[0])
+            if matrix.size == 0 or limit <= 0 or matrix.counts is None:
+                return []
+            mean = matrix.mean() if centered else None
+            if mean is not None:
+                query = query - mean
+                norm = float(np.linalg.norm(query))
+                query = query / norm if norm > 0 else query
+            chats = len(matrix.chat_of_slot)
+            by_mean = matrix.chat_means() @ query
+            by_mean[matrix.counts[:chats] <= 0] = -np.inf
+            excluded = matrix.slot_of_chat.get(int(exclude_chat_id or 0))
+            if exclude_chat_id is not None and excluded is not None:
+                by_mean[excluded] = -np.inf
+            take = min(chats, CHAT_CANDIDATES)
+            candidates = np.argpartition(-by_mean, take - 1)[:take] if take < chats else None
+            pool = np.arange(chats) if candidates is None else candidates
+            pool = pool[np.isfinite(by_mean[pool])]
+            size = matrix.size
+            in_pool = np.isin(matrix.slots[:size], pool) & ~matrix.dead[:size]
+            indexes = np.flatnonzero(in_pool)
+            row_scores = matrix.values[indexes] @ query
+            checked: set[int] = set()
+            while True:
+                best: dict[int, float] = {}
+                for index, score in zip(indexes.tolist(), row_scores.tolist(), strict=True):
+                    if matrix.dead[index]:
+                        continue
+                    slot = int(matrix.slots[index])
+                    if score > best.get(slot, -np.inf):
+                        best[slot] = score
+                ranked = sorted(
+                    (
+                        (chat_similarity(float(by_mean[slot]), top, mean_weight), slot)
+                        for slot, top in best.items()
+                    ),
+                    key=lambda pair: (-pair[0], matrix.chat_of_slot[pair[1]]),
+                )
+                shown = [slot for score, slot in ranked if score >= floor][:limit]
+                unchecked = [slot for slot in shown if slot not in checked]
+                if not unchecked:
+                    break
+                chosen = indexes[np.isin(matrix.slots[indexes], unchecked)]
+                chosen = chosen[~matrix.dead[chosen]]
+                alive = rows.live(app_id, model_key, [int(s) for s in matrix.seqs[chosen]])
+                for index in chosen.tolist():
+                    message_id, chat = alive.get(int(matrix.seqs[index]), (None, None))
+                    slot_chat = matrix.chat_of_slot[int(matrix.slots[index])]
+                    if message_id != int(matrix.ids[index]) or chat != slot_chat:
+                        matrix.zero(index)
+                checked.update(unchecked)
+                means = matrix.chat_means()
+                for slot in unchecked:
+                    live_rows = matrix.counts[slot] > 0
+                    by_mean[slot] = float(means[slot] @ query) if live_rows else -np.inf
+            found: list[SimilarChat] = []
+            for slot in shown:
+                mine = [
+                    (score, int(matrix.ids[index]))
+                    for index, score in zip(indexes.tolist(), row_scores.tolist(), strict=True)
+                    if int(matrix.slots[index]) == slot and not matrix.dead[index]
+                ]
+                mine.sort(key=lambda pair: (-pair[0], pair[1]))
+                chat = ChatId(matrix.chat_of_slot[slot])
+                top = mine[0][0]
+                found.append(
+                    SimilarChat(
+                        chat,
+                        chat_similarity(float(by_mean[slot]), top, mean_weight),
+                        float(by_mean[slot]),
+                        tuple(Similar(MessageId(m), chat, score) for score, m in mine[:per_chat]),
+                    )
+                )
             if matrix.gone > STALE_SHARE * matrix.size:
                 self._matrices.pop((app_id, model_key), None)
             return found
@@ -198,6 +361,8 @@ class VectorMatrices:
                 dimension,
                 np.zeros(0, np.int64),
                 np.zeros(0, np.int64),
+                np.zeros(0, np.int64),
+                np.zeros(0, np.bool_),
                 np.zeros((0, dimension), np.float32),
             )
             self._matrices[key] = matrix

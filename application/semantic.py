@@ -17,11 +17,12 @@ from chat_recall.domain.errors import ChatRecallError, EmbeddingUnavailable
 from chat_recall.domain.model import AppId, ChatId
 from chat_recall.domain.ports import Embedder, VectorStore
 from chat_recall.domain.search.fusion import FusionPolicy
-from chat_recall.domain.semantic import EmbeddingModel, MeaningQuery, Purpose, Similar
+from chat_recall.domain.semantic import EmbeddingModel, MeaningQuery, Purpose, SimilarChat
 
-# Nearest documents asked per search: enough for the chats a result can show, with
-# several matches of one chat among them.
-NEAREST = 40
+# Chats asked of the vector store per search: as many as a result can show.
+NEAREST_CHATS = 20
+# Matches asked per chat: as many as a result shows of one chat.
+PER_CHAT = 3
 
 Approver = Callable[[str], bool]
 
@@ -69,11 +70,11 @@ class LazyEmbedder:
 
 @attrs.frozen
 class Meaning:
-    """What the semantic layer found for one query: its nearest documents (best
-    first), whether the app's vectors are still being built, and the error kind when
-    the model could not run."""
+    """What the semantic layer found for one query: its nearest chats (best first, each
+    with its nearest documents), whether the app's vectors are still being built, and
+    the error kind when the model could not run."""
 
-    similar: tuple[Similar, ...] = ()
+    chats: tuple[SimilarChat, ...] = ()
     building: bool = False
     failed: str | None = None
     asked: bool = False  # whether the layer was asked at all (off: it was not)
@@ -86,7 +87,8 @@ class SemanticSearch:
     # None: the values chosen for the model's kind (`FusionPolicy.for_model`), known
     # once the model is loaded; a value given here (an evaluation's) is used instead.
     fusion: FusionPolicy | None = None
-    nearest: int = NEAREST
+    nearest: int = NEAREST_CHATS
+    per_chat: int = PER_CHAT
     _chosen: FusionPolicy | None = attrs.field(init=False, default=None)
 
     @classmethod
@@ -116,21 +118,24 @@ class SemanticSearch:
     def meaning(
         self, app_id: AppId, query: MeaningQuery, exclude_chat_id: ChatId | None
     ) -> Meaning:
-        """The documents nearest the (redacted) query, above the floor, compared by
-        what sets them apart within the app (`VectorStore.nearest(centered=True)`)."""
+        """The chats nearest the (redacted) query, above the floor, compared by what
+        sets them apart within the app (`VectorStore.nearest_chats(centered=True)`)."""
         if self.embedder is None or self.vectors is None:
             return Meaning()
         try:
             building = self.vectors.building(app_id)
             vector = self.embedder.embed_query(query)
-            similar = self.vectors.nearest(
+            policy = self.policy
+            chats = self.vectors.nearest_chats(
                 app_id,
                 vector,
                 self.nearest,
+                per_chat=self.per_chat,
+                mean_weight=policy.mean_weight,
                 exclude_chat_id=exclude_chat_id,
-                floor=self.policy.similarity_floor,
+                floor=policy.similarity_floor,
                 centered=True,
             )
         except ChatRecallError as error:
             return Meaning(failed=error.kind, asked=True)
-        return Meaning(tuple(similar), building, asked=True)
+        return Meaning(tuple(chats), building, asked=True)

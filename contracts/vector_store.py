@@ -32,12 +32,14 @@ from chat_recall.domain.semantic import (
     Purpose,
     away_from,
     centering_share,
+    chat_similarity,
     cosine,
     pack_vector,
     unpack_vector,
 )
 
 DIMENSION = 32
+DOC = Purpose.DOCUMENT
 
 
 @attrs.define
@@ -164,6 +166,61 @@ class VectorStoreContract(HarnessLifecycle):
             assert abs(similar.similarity - similarity) < 1e-4
         # Uncentered, the shared word ranks the documents it fills first.
         assert near(recall, "shop checkout")[0] == ids[0]
+
+    def test_nearest_chats_weigh_a_chats_mean_and_its_best_document(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        topic = ["invoices overdue reminders", "invoices paid late fees", "overdue invoices"]
+        mixed = ["invoices overdue reminders", "garden roses", "tulips soil"]
+        chats = {}
+        for title, texts in (("A", topic), ("B", mixed), ("C", ["roses tulips garden"])):
+            chat, _ = seed_chat(recall.host, APP, title, [(USER, t) for t in texts])
+            chats[title] = (chat, WordHashEmbedder().embed([f"{title}\n{t}" for t in texts], DOC))
+        current, _ = seed_chat(recall.host, APP, "now", [(USER, "invoices overdue")])
+        embed_all(recall, WordHashEmbedder())
+        (query,) = WordHashEmbedder().embed(["invoices overdue reminders"], Purpose.QUERY)
+        found = recall.vectors.nearest_chats(
+            APP, query, 10, per_chat=2, mean_weight=0.5, exclude_chat_id=current
+        )
+        expected = []
+        for chat, vectors in chats.values():
+            columns = zip(*(unpack_vector(v, DIMENSION) for v in vectors), strict=True)
+            mean = cosine(pack_vector([sum(c) for c in columns]), query)
+            best = max(cosine(v, query) for v in vectors)
+            expected.append((chat_similarity(mean, best, 0.5), chat, mean))
+        expected.sort(key=lambda e: (-e[0], e[1]))
+        assert [c.chat_id for c in found] == [chat for _, chat, _ in expected]
+        for got, (similarity, _, mean) in zip(found, expected, strict=True):
+            assert abs(got.similarity - similarity) < 1e-4
+            assert abs(got.mean - mean) < 1e-4
+            assert len(got.best) <= 2
+            assert [m.similarity for m in got.best] == sorted(
+                (m.similarity for m in got.best), reverse=True
+            )
+        # A (every document on the topic) above B (one document as near, the rest not)
+        assert found[0].chat_id == chats["A"][0]
+        assert found[0].best[0].similarity == found[1].best[0].similarity
+        assert recall.vectors.nearest_chats(APP, query, 1, per_chat=1, mean_weight=0.5)
+        assert recall.vectors.nearest_chats(EMPTY_APP, query, 5, per_chat=1, mean_weight=0.5) == []
+
+    def test_nearest_chats_never_count_a_deleted_document(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        chat, (near_one, other) = seed_chat(
+            recall.host, APP, "A", [(USER, "invoices overdue"), (USER, "roses")]
+        )
+        gone_chat, _ = seed_chat(recall.host, APP, "B", [(USER, "invoices overdue reminders")])
+        embed_all(recall, WordHashEmbedder())
+        (query,) = WordHashEmbedder().embed(["invoices overdue"], Purpose.QUERY)
+        before = recall.vectors.nearest_chats(APP, query, 5, per_chat=2, mean_weight=0.5)
+        assert {c.chat_id for c in before} == {chat, gone_chat}
+        recall.host.delete_chat(gone_chat)  # no indexer run: at once
+        recall.host.delete_message(near_one)
+        after = recall.vectors.nearest_chats(APP, query, 5, per_chat=2, mean_weight=0.5)
+        assert [c.chat_id for c in after] == [chat]
+        assert [m.message_id for m in after[0].best] == [other]
+        (alone,) = WordHashEmbedder().embed(["A\nroses"], DOC)
+        assert abs(after[0].mean - cosine(alone, query)) < 1e-4  # the deleted one is out
 
     def test_deleted_messages_and_chats_are_never_returned(self, harness: StorageHarness) -> None:
         recall = harness.recall()

@@ -39,6 +39,7 @@ from chat_recall.domain.semantic import (
     MeaningQuery,
     Purpose,
     Similar,
+    SimilarChat,
     VectorCoverage,
 )
 from chat_recall.domain.telemetry import TelemetryEvent
@@ -471,4 +472,26 @@ class VectorStore(Protocol):
         `centering_share` of their number, is taken from it), so documents rank by
         what sets them apart; the similarity returned is the cosine with that query.
         The mean may lag a few writes or deletes behind."""
+        ...
+
+    def nearest_chats(
+        self,
+        app_id: AppId,
+        vector: bytes,
+        limit: int,
+        *,
+        per_chat: int,
+        mean_weight: float,
+        exclude_chat_id: ChatId | None = None,
+        floor: float = -1.0,
+        centered: bool = False,
+    ) -> list[SimilarChat]:
+        """Up to `limit` chats of the app nearest `vector` (`centered` as `nearest`),
+        each with up to `per_chat` of its best visible documents: a chat's similarity
+        is `chat_similarity` of the cosine of its visible documents' mean vector and
+        its best document's cosine. Best first, ties by chat id; at least `floor`;
+        never the excluded chat. Chats are first chosen by their mean vector among
+        the app's (a bounded number of candidates, `CHAT_CANDIDATES`), then ranked
+        exactly. A returned chat's figures count only its visible documents; a deleted
+        document is never returned, from the moment its delete commits."""
         ...

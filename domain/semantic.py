@@ -126,6 +126,31 @@ class Similar:
 
 
 @attrs.frozen
+class SimilarChat:
+    """A chat of one app near a query vector (`VectorStore.nearest_chats`): how near
+    its documents' mean vector is (`mean`), its best visible documents (best first),
+    and its similarity, weighing the two (`chat_similarity`)."""
+
+    chat_id: ChatId
+    similarity: float
+    mean: float
+    best: tuple[Similar, ...]
+
+
+# Chats chosen by their mean vector before they are ranked exactly: enough that the
+# chats a result shows are among them whatever their best documents say, few enough
+# that the exact step reads a bounded number of documents.
+CHAT_CANDIDATES = 30
+
+
+def chat_similarity(mean: float, best: float, mean_weight: float) -> float:
+    """A chat's similarity to a query: its documents' mean vector says what the chat is
+    about (a vague question names the topic, not a sentence of it), its best document
+    what it says at its nearest; `mean_weight` of the first and the rest of the second."""
+    return mean_weight * mean + (1.0 - mean_weight) * best
+
+
+@attrs.frozen
 class VectorCoverage:
     """How far the vectors of the current model cover the visible documents.
     `pending`: documents waiting for their vector (queued, or not yet queued after a

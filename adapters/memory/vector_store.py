@@ -13,13 +13,17 @@ import attrs
 from chat_recall.adapters.memory.database import InMemoryDatabase, VectorRow
 from chat_recall.domain.model import AppId, ChatId, MessageId
 from chat_recall.domain.semantic import (
+    CHAT_CANDIDATES,
     FLOAT_BYTES,
     EmbedTask,
     Similar,
+    SimilarChat,
     VectorCoverage,
     away_from,
     centering_share,
+    chat_similarity,
     cosine,
+    pack_vector,
     unpack_vector,
 )
 
@@ -139,6 +143,31 @@ class InMemoryVectorStore:
                 )
             return VectorCoverage(db.vector_model, len(visible), embedded, queued + unqueued)
 
+    def _visible(self, app_id: AppId) -> list[tuple[MessageId, ChatId, bytes]]:
+        db = self.database
+        rows: list[tuple[MessageId, ChatId, bytes]] = []
+        for message_id, row in db.vectors.items():
+            meta = db.docs.get(message_id)
+            if (
+                row.model_key != db.vector_model_key
+                or row.app_id != app_id
+                or meta is None
+                or meta.app_id != app_id
+                or db.hidden(message_id, meta)
+            ):
+                continue
+            rows.append((message_id, meta.chat_id, row.vector))
+        return rows
+
+    @staticmethod
+    def _query(vector: bytes, rows: list[tuple[MessageId, ChatId, bytes]], centered: bool) -> bytes:
+        if not centered or not rows:
+            return vector
+        dimension = len(vector) // FLOAT_BYTES
+        columns = zip(*(unpack_vector(row[2], dimension) for row in rows), strict=True)
+        mean = [math.fsum(c) / len(rows) for c in columns]
+        return away_from(vector, mean, centering_share(len(rows)))
+
     def nearest(
         self,
         app_id: AppId,
@@ -149,27 +178,11 @@ class InMemoryVectorStore:
         floor: float = -1.0,
         centered: bool = False,
     ) -> list[Similar]:
-        db = self.database
-        with db.lock:
-            if db.vector_model is None:
+        with self.database.lock:
+            if self.database.vector_model is None:
                 return []
-            rows: list[tuple[MessageId, ChatId, bytes]] = []
-            for message_id, row in db.vectors.items():
-                meta = db.docs.get(message_id)
-                if (
-                    row.model_key != db.vector_model_key
-                    or row.app_id != app_id
-                    or meta is None
-                    or meta.app_id != app_id
-                    or db.hidden(message_id, meta)
-                ):
-                    continue
-                rows.append((message_id, meta.chat_id, row.vector))
-            if centered and rows:
-                dimension = len(vector) // FLOAT_BYTES
-                columns = zip(*(unpack_vector(row[2], dimension) for row in rows), strict=True)
-                mean = [math.fsum(c) / len(rows) for c in columns]
-                vector = away_from(vector, mean, centering_share(len(rows)))
+            rows = self._visible(app_id)
+            vector = self._query(vector, rows, centered)
             found: list[Similar] = []
             for message_id, chat_id, stored in rows:
                 if chat_id == exclude_chat_id:
@@ -178,4 +191,45 @@ class InMemoryVectorStore:
                 if similarity >= floor:
                     found.append(Similar(message_id, chat_id, similarity))
         found.sort(key=lambda s: (-s.similarity, s.message_id))
+        return found[:limit]
+
+    def nearest_chats(
+        self,
+        app_id: AppId,
+        vector: bytes,
+        limit: int,
+        *,
+        per_chat: int,
+        mean_weight: float,
+        exclude_chat_id: ChatId | None = None,
+        floor: float = -1.0,
+        centered: bool = False,
+    ) -> list[SimilarChat]:
+        with self.database.lock:
+            if self.database.vector_model is None:
+                return []
+            rows = self._visible(app_id)
+            vector = self._query(vector, rows, centered)
+            dimension = len(vector) // FLOAT_BYTES
+            by_chat: dict[ChatId, list[tuple[MessageId, bytes]]] = {}
+            for message_id, chat_id, stored in rows:
+                if chat_id != exclude_chat_id:
+                    by_chat.setdefault(chat_id, []).append((message_id, stored))
+        means: dict[ChatId, float] = {}
+        for chat_id, members in by_chat.items():
+            columns = zip(*(unpack_vector(v, dimension) for _, v in members), strict=True)
+            means[chat_id] = cosine(pack_vector([math.fsum(c) for c in columns]), vector)
+        candidates = sorted(by_chat, key=lambda c: (-means[c], c))[:CHAT_CANDIDATES]
+        found: list[SimilarChat] = []
+        for chat_id in candidates:
+            best = sorted(
+                (Similar(m, chat_id, cosine(v, vector)) for m, v in by_chat[chat_id]),
+                key=lambda s: (-s.similarity, s.message_id),
+            )
+            similarity = chat_similarity(means[chat_id], best[0].similarity, mean_weight)
+            if similarity >= floor:
+                found.append(
+                    SimilarChat(chat_id, similarity, means[chat_id], tuple(best[:per_chat]))
+                )
+        found.sort(key=lambda chat: (-chat.similarity, chat.chat_id))
         return found[:limit]

@@ -21,7 +21,7 @@ from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.adapters.postgres.migrations import DOCS, META, SEQUENCE
 from chat_recall.adapters.vector_matrix import VectorMatrices
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, MessageId
-from chat_recall.domain.semantic import EmbedTask, Similar, VectorCoverage
+from chat_recall.domain.semantic import EmbedTask, Similar, SimilarChat, VectorCoverage
 
 if TYPE_CHECKING:
     from chat_recall.adapters.postgres.index_store import PostgresIndexStore
@@ -99,13 +99,14 @@ class _Rows:
 
     def rows_after(
         self, app_id: AppId, model_key: int, after_seq: int, limit: int
-    ) -> list[tuple[int, int, bytes]]:
+    ) -> list[tuple[int, int, int, bytes]]:
         return self.store.database.read(
             lambda c: [
-                (int(seq), int(message_id), bytes(vector))
-                for seq, message_id, vector in c.execute(
-                    f"SELECT seq, message_id, vector FROM {VECTORS} WHERE app_id = %s "
-                    "AND model = %s AND seq > %s ORDER BY seq LIMIT %s",
+                (int(seq), int(message_id), int(chat_id), bytes(vector))
+                for seq, message_id, chat_id, vector in c.execute(
+                    f"SELECT v.seq, v.message_id, d.chat_id, v.vector FROM {VECTORS} AS v "
+                    f"JOIN {DOCS} AS d ON d.message_id = v.message_id AND d.app_id = v.app_id "
+                    "WHERE v.app_id = %s AND v.model = %s AND v.seq > %s ORDER BY v.seq LIMIT %s",
                     (app_id, model_key, after_seq, limit),
                 )
             ]
@@ -320,6 +321,36 @@ class PostgresVectorStore:
             )
 
         return self.database.read(read, snapshot=True)
+
+    def nearest_chats(
+        self,
+        app_id: AppId,
+        vector: bytes,
+        limit: int,
+        *,
+        per_chat: int,
+        mean_weight: float,
+        exclude_chat_id: ChatId | None = None,
+        floor: float = -1.0,
+        centered: bool = False,
+    ) -> list[SimilarChat]:
+        key = self.database.read(
+            lambda c: _model_key(c) if _meta(c, TABLES) is not None else None, snapshot=True
+        )
+        if key is None:
+            return []
+        return self.matrices.nearest_chats(
+            _Rows(self),
+            app_id,
+            key,
+            vector,
+            limit,
+            per_chat=per_chat,
+            mean_weight=mean_weight,
+            exclude_chat_id=exclude_chat_id,
+            floor=floor,
+            centered=centered,
+        )
 
     def nearest(
         self,

@@ -44,7 +44,7 @@ from chat_recall.adapters.sqlite.vector_tables import (
 )
 from chat_recall.adapters.vector_matrix import VectorMatrices
 from chat_recall.domain.model import AppId, ChatId, MessageId
-from chat_recall.domain.semantic import EmbedTask, Similar, VectorCoverage
+from chat_recall.domain.semantic import EmbedTask, Similar, SimilarChat, VectorCoverage
 
 
 @attrs.define
@@ -55,13 +55,14 @@ class _Rows:
 
     def rows_after(
         self, app_id: AppId, model_key: int, after_seq: int, limit: int
-    ) -> list[tuple[int, int, bytes]]:
+    ) -> list[tuple[int, int, int, bytes]]:
         with self.database.reading() as connection:
             return [
-                (int(seq), int(message_id), bytes(vector))
-                for seq, message_id, vector in connection.execute(
-                    f"SELECT seq, message_id, vector FROM {VECTORS} "
-                    "WHERE app_id = ? AND model = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (int(seq), int(message_id), int(chat_id), bytes(vector))
+                for seq, message_id, chat_id, vector in connection.execute(
+                    f"SELECT v.seq, v.message_id, d.chat_id, v.vector FROM {VECTORS} AS v "
+                    f"JOIN {DOCS} AS d ON d.message_id = v.message_id AND d.app_id = v.app_id "
+                    "WHERE v.app_id = ? AND v.model = ? AND v.seq > ? ORDER BY v.seq LIMIT ?",
                     (app_id, model_key, after_seq, limit),
                 )
             ]
@@ -250,6 +251,35 @@ class SqliteVectorStore:
                     (int(after), *arguments),
                 ).fetchone()[0]
         return VectorCoverage(identity, documents, int(embedded), int(queued) + int(unqueued))
+
+    def nearest_chats(
+        self,
+        app_id: AppId,
+        vector: bytes,
+        limit: int,
+        *,
+        per_chat: int,
+        mean_weight: float,
+        exclude_chat_id: ChatId | None = None,
+        floor: float = -1.0,
+        centered: bool = False,
+    ) -> list[SimilarChat]:
+        with self.database.reading() as connection:
+            key = model_key(connection)
+            if key is None or not tables_exist(connection):
+                return []
+        return self.matrices.nearest_chats(
+            _Rows(self.database),
+            app_id,
+            key,
+            vector,
+            limit,
+            per_chat=per_chat,
+            mean_weight=mean_weight,
+            exclude_chat_id=exclude_chat_id,
+            floor=floor,
+            centered=centered,
+        )
 
     def nearest(
         self,

@@ -353,7 +353,7 @@ class SearchChats:
             meaning = self.semantic.meaning(context.app_id, asked, context.chat_id)
             meaning = self._in_window(context, meaning, within)
         results = self._fused(context, results, lexical, meaning, arguments.limit)
-        judged = meaning.similar if meaning.asked and meaning.failed is None else None
+        judged = meaning.chats if meaning.asked and meaning.failed is None else None
         confident = fusion.confident(lexical, judged)
         if not confident:
             results = [attrs.evolve(c, weak=True) for c in results[: fusion.weak_results]]
@@ -386,19 +386,22 @@ class SearchChats:
         return _within_budget(output)
 
     def _in_window(self, context: CallContext, meaning: Meaning, within: TimeWindow) -> Meaning:
-        """The meaning's documents written within the after/before window (vectors
-        carry no time: the documents' own times decide, as the engines' search does)."""
-        if not within.bounded or not meaning.similar:
+        """The meaning's documents written within the after/before window, and the
+        chats that keep one (vectors carry no time: the documents' own times decide, as
+        the engines' search does)."""
+        if not within.bounded or not meaning.chats:
             return meaning
-        ids = [similar.message_id for similar in meaning.similar]
+        ids = [m.message_id for chat in meaning.chats for m in chat.best]
         held = {
             d.message_id
             for d in self.index.documents(context.app_id, ids)
             if within.holds(d.created_at)
         }
-        return attrs.evolve(
-            meaning, similar=tuple(s for s in meaning.similar if s.message_id in held)
-        )
+        kept = [
+            attrs.evolve(chat, best=tuple(m for m in chat.best if m.message_id in held))
+            for chat in meaning.chats
+        ]
+        return attrs.evolve(meaning, chats=tuple(chat for chat in kept if chat.best))
 
     def _fused(
         self,
@@ -410,13 +413,14 @@ class SearchChats:
     ) -> list[ChatOut]:
         """The keyword results and the semantic ones in the fused order
         (`domain.search.fusion.fuse`), each saying how it was found."""
-        if not meaning.similar:
+        if not meaning.chats:
             return lexical_results
-        order = fuse(lexical, meaning.similar, self.semantic.policy, limit)
+        order = fuse(lexical, meaning.chats, self.semantic.policy, limit)
         by_chat = {ChatId(chat.chat_id): chat for chat in lexical_results}
-        near: dict[ChatId, list[MessageId]] = {}
-        for similar in self.semantic.policy.candidates(meaning.similar):
-            near.setdefault(similar.chat_id, []).append(similar.message_id)
+        near: dict[ChatId, list[MessageId]] = {
+            chat.chat_id: [m.message_id for m in chat.best]
+            for chat in self.semantic.policy.candidates(meaning.chats)
+        }
         meaning_only = [f.chat_id for f in order if f.chat_id not in by_chat]
         wanted = [m for c in meaning_only for m in near[c][: self.policy.matches_per_chat]]
         texts = {d.message_id: d for d in self.index.documents(context.app_id, wanted)}

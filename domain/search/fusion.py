@@ -41,7 +41,7 @@ from collections.abc import Sequence
 import attrs
 
 from chat_recall.domain.model import ChatId
-from chat_recall.domain.semantic import EmbeddingModel, ModelKind, Similar
+from chat_recall.domain.semantic import EmbeddingModel, ModelKind, SimilarChat
 
 
 class MatchedBy(enum.Enum):
@@ -100,9 +100,12 @@ class FusionPolicy:
     # and those up to `complete_first` that hold every word of the query.
     words_first: int = 1
     complete_first: int = 2
-    # A semantic candidate below this similarity is no candidate (similarities are of
-    # the centered query: at or below zero is no nearer than the app's average document).
+    # A chat by meaning below this similarity is no candidate (similarities are of the
+    # centered query: at or below zero is no nearer than the app's average document).
     similarity_floor: float = 0.0
+    # A chat's similarity: this share from its documents' mean vector, the rest from its
+    # best document (`domain.semantic.chat_similarity`).
+    mean_weight: float = 0.5
     # Confidence by words alone: the best keyword chat holds this weighted share of the
     # query. With meaning at hand: this weighted share, and at most `unmatched_bar` of
     # the query's words occurring nowhere ...
@@ -144,19 +147,20 @@ class FusionPolicy:
             return False
         return not with_meaning or lexical.unmatched <= self.unmatched_bar * lexical.words
 
-    def confident(self, lexical: LexicalEvidence, semantic: Sequence[Similar] | None) -> bool:
-        """Whether any result passes the lexical or the semantic bar; `semantic` None:
-        no meaning to judge by (the layer off, or its model failing)."""
+    def confident(self, lexical: LexicalEvidence, semantic: Sequence[SimilarChat] | None) -> bool:
+        """Whether any result passes the lexical or the semantic bar (a chat's best
+        document, at least `semantic_bar` near); `semantic` None: no meaning to judge
+        by (the layer off, or its model failing)."""
         if semantic is None:
             return self.lexically_confident(lexical, with_meaning=False)
         if self.lexically_confident(lexical, with_meaning=True):
             return True
-        return any(s.similarity >= self.semantic_bar for s in semantic)
+        return any(m.similarity >= self.semantic_bar for chat in semantic for m in chat.best)
 
-    def candidates(self, semantic: Sequence[Similar]) -> tuple[Similar, ...]:
-        """The semantic matches above the floor, best first (ties by message id)."""
-        kept = [s for s in semantic if s.similarity >= self.similarity_floor]
-        return tuple(sorted(kept, key=lambda s: (-s.similarity, s.message_id)))
+    def candidates(self, semantic: Sequence[SimilarChat]) -> tuple[SimilarChat, ...]:
+        """The chats by meaning above the floor, best first (ties by chat id)."""
+        kept = [c for c in semantic if c.similarity >= self.similarity_floor]
+        return tuple(sorted(kept, key=lambda c: (-c.similarity, c.chat_id)))
 
     def first_places(self, lexical: LexicalEvidence) -> list[ChatId]:
         """The keyword chats that keep the first places, in their order."""
@@ -181,16 +185,14 @@ class FusedChat:
 
 def fuse(
     lexical: LexicalEvidence,
-    semantic: Sequence[Similar],
+    semantic: Sequence[SimilarChat],
     policy: FusionPolicy,
     limit: int,
 ) -> tuple[FusedChat, ...]:
     """The chats to show, in order, at most `limit`: the keyword chats that keep the
     first places, then in turn the next chat by meaning and the next by words (see
     the module docstring). A chat found both ways says `both`."""
-    best: dict[ChatId, float] = {}
-    for match in policy.candidates(semantic):
-        best.setdefault(match.chat_id, match.similarity)
+    best = {chat.chat_id: chat.similarity for chat in policy.candidates(semantic)}
     ranks = {chat.chat_id: rank for rank, chat in enumerate(lexical.chats)}
     order = policy.first_places(lexical)
     placed = set(order)

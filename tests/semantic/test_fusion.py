@@ -13,7 +13,7 @@ from chat_recall.domain.search.fusion import (
     fuse,
     rarity,
 )
-from chat_recall.domain.semantic import EmbeddingModel, ModelKind, Similar
+from chat_recall.domain.semantic import EmbeddingModel, ModelKind, Similar, SimilarChat
 
 POLICY = FusionPolicy(
     words_first=1,
@@ -30,8 +30,9 @@ def lexical(*coverages: float, words: int = 2, unmatched: int = 0) -> LexicalEvi
     return LexicalEvidence(words=words, unmatched=unmatched, chats=chats)
 
 
-def similar(chat: int, similarity: float, message: int | None = None) -> Similar:
-    return Similar(MessageId(message or chat * 100), ChatId(chat), similarity)
+def similar(chat: int, similarity: float, message: int | None = None) -> SimilarChat:
+    best = Similar(MessageId(message or chat * 100), ChatId(chat), similarity)
+    return SimilarChat(ChatId(chat), similarity, similarity, (best,))
 
 
 def test_the_best_keyword_chat_keeps_the_first_place_and_meaning_and_words_alternate() -> None:
@@ -73,7 +74,7 @@ def test_fusion_is_deterministic_and_limited() -> None:
     first = fuse(words, semantic, POLICY, 5)
     assert first == fuse(words, list(reversed(semantic)), POLICY, 5)
     assert len(first) == 5
-    assert [f.chat_id for f in first] == [10, 30, 11, 31, 32]  # ties by message id
+    assert [f.chat_id for f in first] == [10, 30, 11, 31, 32]  # ties by chat id
 
 
 def test_rarity_is_high_for_words_few_documents_hold() -> None:
