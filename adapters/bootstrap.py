@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 import punq
 
 from chat_recall.adapters import engines
+from chat_recall.adapters.claimants import ProcessClaimants
 from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.pacing import UnpacedWrites
 from chat_recall.adapters.sqlite import setup, vector_tables
 from chat_recall.adapters.sqlite.database import SqliteDatabase, missing_database
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
@@ -42,6 +44,8 @@ from chat_recall.application.tools.tool import Tool
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import IndexUnavailable, StorageReadOnly
 from chat_recall.domain.ports import (
+    BatchPlanner,
+    Claimants,
     Clock,
     DirtyQueue,
     Embedder,
@@ -53,6 +57,7 @@ from chat_recall.domain.ports import (
     MessageRepoOpener,
     Telemetry,
     VectorStore,
+    WritePacer,
 )
 from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy, TagRule
 from chat_recall.domain.search.ranking import SearchPolicy
@@ -92,6 +97,8 @@ def _container(policy: MarkupPolicy, tools: ToolSettings | None) -> punq.Contain
     container.register(IndexProgress, scope=punq.Scope.singleton)
     container.register(IndexHealth, scope=punq.Scope.singleton)
     container.register(WriteLockStats, scope=punq.Scope.singleton)
+    container.register(WritePacer, instance=UnpacedWrites())
+    container.register(Claimants, instance=ProcessClaimants())
     container.register(SearchPolicy, instance=SearchPolicy.default())
     for tool in TOOLS:
         container.register(tool, scope=punq.Scope.singleton)
@@ -130,15 +137,34 @@ def _indexer(
 ) -> Indexer:
     # Imported here: a process that only calls the tools never loads the indexer.
     from chat_recall.application.indexer import Indexer, IndexerSettings
+    from chat_recall.application.planning import InProcessPlanning, Turns
 
+    settings = settings or IndexerSettings()
+    here = InProcessPlanning(
+        container.resolve(DirtyQueue),
+        container.resolve(Clock),
+        Turns.of(settings.pacing),
+    )
+    planner: BatchPlanner = here
     try:  # where planning processes open their own reader (database files only)
         opener = container.resolve(MessageRepoOpener)
     except punq.MissingDependencyError:
         opener = None
+    if settings.planning.processes > 0 and opener is not None:
+        # Imported only when asked for: an embedding host never loads process machinery.
+        from chat_recall.adapters.planning.processes import ProcessPlanning
+
+        planner = ProcessPlanning(
+            here,
+            container.resolve(DirtyQueue),
+            container.resolve(Clock),
+            settings.planning,
+            opener,
+        )
     return container.instantiate(
         Indexer,
-        settings=settings or IndexerSettings(),
-        opener=opener,
+        settings=settings,
+        planner=planner,
         embedding=None if embedding is None else embedding.get(),
     )
 
@@ -159,6 +185,9 @@ def _finish(
     """The facade over the container's services; the indexer, unit of work, host
     writer, audit and import target are resolved on first use (`Deferred`), so a
     process that only calls the tools never imports them."""
+    if settings is not None and isinstance(container.resolve(WritePacer), UnpacedWrites):
+        unpaced = UnpacedWrites(settings.sizing.budget_seconds, settings.pacing.limit_seconds)
+        container.register(WritePacer, instance=unpaced)
     for service, instance in overrides.items():
         container.register(service, instance=instance)
     resolve = container.resolve
@@ -312,6 +341,8 @@ def sqlite(
     if isinstance(target, str | Path) and not create_host_schema and not Path(target).exists():
         raise missing_database(Path(target))
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
+    if settings is not None:
+        database.pacer.rule = settings.pacing
     if create_host_schema:
         setup.create_reference_schema(database)
     read_only = not database.writable()
@@ -331,6 +362,7 @@ def sqlite(
     container.register(TextAnalysis, instance=analysis)
     container.register(SqliteDatabase, instance=database)
     container.register(WriteLockStats, instance=database.lock_stats)
+    container.register(WritePacer, instance=database.pacer)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
     if database.path is not None:
         container.register(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from chat_recall.domain.listing import ChatListQuery, ChatPage
 from chat_recall.domain.messages import Role
@@ -44,6 +44,10 @@ from chat_recall.domain.semantic import (
 )
 from chat_recall.domain.telemetry import TelemetryEvent
 from chat_recall.domain.text.analysis import TextAnalysis
+
+if TYPE_CHECKING:  # a search imports the ports, and never the indexing policies
+    from chat_recall.domain.indexing import PlannedBatch
+    from chat_recall.domain.projection import MarkupPolicy
 
 
 class Telemetry(Protocol):
@@ -207,11 +211,28 @@ class DirtyQueue(Protocol):
         """End `holder`'s claim, if it has it."""
         ...
 
+    def claimant(self) -> str | None:
+        """The holder of a live claim (one that has not run out), if any: read only, so
+        a process that does not index can tell that another one does."""
+        ...
+
     def host_writes(self) -> int | None:
         """A value that changes whenever someone other than this indexer committed a
-        write to the storage since the last call (the host, another indexer): the
-        indexer makes way while it moves (`HostYield`). None where the host's writes
-        never wait for the indexer's."""
+        write to the storage since the last call (the host, another indexer): an idle
+        indexer looks at it to learn of writes nobody told it about. None where it
+        cannot be known cheaply."""
+        ...
+
+    def note_caught_up(self, age_seconds: float) -> None:
+        """Record that the index held every change marked until `age_seconds` ago (an
+        indexer read every pending marker then, and has written them), so that any
+        process can tell how fresh the index is (`caught_up_ago`). A record is never
+        moved back; the tantivy engine records only once its documents are published."""
+        ...
+
+    def caught_up_ago(self) -> float | None:
+        """Seconds since the latest moment `note_caught_up` recorded (None: none): every
+        marker still pending was set after it, so it bounds the age of the oldest."""
         ...
 
 
@@ -265,7 +286,8 @@ class IndexUnitOfWork(Protocol):
         """Commits when the block ends normally, rolls back when it raises. With a time
         limit, a storage whose writers hold a lock others wait for (SQLite's one write
         lock) abandons a transaction still open at the limit: it rolls back and raises
-        `TransactionOverTime`. Storages where nobody waits for our writes ignore it."""
+        `TransactionOverTime`. Storages where nobody waits for our writes ignore it
+        (`WritePacer.limit` is None there)."""
         ...
 
 
@@ -346,6 +368,76 @@ class IndexAudit(Protocol):
         """Restore what drifted and can be restored in place (triggers, registry rows,
         an app whose index table vanished is indexed again), in short transactions.
         Returns what was done. A damaged index needs a rebuild instead."""
+        ...
+
+
+class WritePacer(Protocol):
+    """How long the storage's next write transaction may hold the lock the host's writes
+    wait for (domain `PacingRule`): batches size themselves to `budget()` and run under
+    `limit()`. The storage rests between its transactions itself."""
+
+    def budget(self) -> float:
+        """Seconds the next write transaction should aim at."""
+        ...
+
+    def limit(self) -> float | None:
+        """A transaction that can be cut is abandoned at this (`TransactionOverTime`)
+        by a storage whose lock others wait for; None: none."""
+        ...
+
+    def last_held(self) -> float | None:
+        """How long this thread's last write transaction held the lock (None: not
+        recorded here; the caller times the transaction itself)."""
+        ...
+
+
+class Claimants(Protocol):
+    """Names for indexers in the queue's claim (domain `IndexerLease`), and what such a
+    name tells: which process holds the claim, and whether it is known to be gone."""
+
+    def name(self, owner: object) -> str:
+        """A new name, unique to `owner`, that stays live while `owner` exists."""
+        ...
+
+    def gone(self, holder: str) -> bool:
+        """Whether the indexer named `holder` is known to be gone (its process ended,
+        or it was of this process and no longer exists)."""
+        ...
+
+    def describe(self, holder: str) -> str:
+        """The holder as a person reads it ("process 123")."""
+        ...
+
+
+class BatchPlanner(Protocol):
+    """Where the indexer's batches come from: the next pending markers with their rows
+    loaded and planned (domain `plan_batch`), in this process or in planning processes.
+    A planned batch is as safe later as now: the unit of work writes nothing whose
+    marker changed since it was read."""
+
+    def next(self, size: int, repo: MessageRepo, policy: MarkupPolicy) -> PlannedBatch:
+        """The next batch of up to `size` markers, its rows read from `repo` (here; a
+        planning process reads through its own) and planned under `policy` (no markers:
+        nothing is pending)."""
+        ...
+
+    def ahead(self, size: int, repo: MessageRepo, policy: MarkupPolicy) -> None:
+        """Get the batch after it ready, while no lock is held (after a batch's write,
+        before its maintenance step). Never raises: a failure is met by `next`."""
+        ...
+
+    @property
+    def planned_apart(self) -> int:
+        """Batches planned by planning processes so far."""
+        ...
+
+    @property
+    def failures(self) -> int:
+        """Times planning processes failed (their batches were planned here instead)."""
+        ...
+
+    def close(self) -> None:
+        """Stop whatever plans ahead (in-flight batches are dropped, their markers stay)."""
         ...
 
 

@@ -10,7 +10,7 @@ import attrs
 
 from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
 from chat_recall.adapters.sqlite import migrations, registry, vector_tables
-from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5, make_way
+from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 from chat_recall.domain.errors import IndexUnavailable, TransactionOverTime
@@ -47,8 +47,13 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         check_fts5(connection)
         database.schema.verify(connection)
     database.enable_wal()
+    previous: int | None = None
+    done = False
+    while not done:  # a fresh install in steps, each a short transaction of its own
+        with database.writing() as connection:
+            found, done = migrations.install_step(connection, database.schema)
+        previous = found if previous is None else previous
     with database.writing() as connection:
-        previous = migrations.install(connection, database.schema)
         repairs = registry.restore(connection, database.schema)
         recorded = migrations.recorded_analysis(connection)
     finish(database)
@@ -63,6 +68,7 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]
+    assert previous is not None
     return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty), rebuilt, tuple(repairs))
 
 
@@ -78,20 +84,19 @@ def finish(
     (`migrations.MESSAGE_ORDER`). The walk's chunks follow `sizing` and run under the
     indexer's time limit: one still open at it is rolled back and taken again halved
     (one of `sizing.minimum` rows runs without a limit). `sizing` and `limit_seconds`
-    default to `BatchSizing.host_walk` and `HostYield.limit_seconds`. A crash in between
+    default to `BatchSizing.host_walk` and the pacer's limit. A crash in between
     is picked up at the next start."""
     # Here, not at the top: `search` and `read` import this module and start faster
     # without the indexing policies.
-    from chat_recall.domain.indexing import BatchSizing, HostYield
+    from chat_recall.domain.indexing import BatchSizing
 
     sizing = sizing or BatchSizing.host_walk()
-    walk_limit = HostYield().limit_seconds if limit_seconds is None else limit_seconds
+    walk_limit = database.pacer.rule.limit_seconds if limit_seconds is None else limit_seconds
     for table in migrations.LEGACY_DRAINS:
         while True:
             with database.writing() as connection:
                 if migrations.drain_legacy(connection, table, sizing.initial):
                     break
-            make_way()
     size = sizing.initial
     while True:
         started = time.perf_counter()
@@ -102,12 +107,10 @@ def finish(
                 done = _walk_chunk(connection, database, size)
         except TransactionOverTime:
             size = max(sizing.minimum, size // 2)
-            make_way()
             continue
         if done:
             return
         size = sizing.next_size(size, time.perf_counter() - started, full=True)
-        make_way()
 
 
 # The walks over the host's messages, by meta key: each key holds the last id walked

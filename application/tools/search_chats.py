@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from chat_recall.application.conversion import omit_when_default
-from chat_recall.application.health import IndexerHealth, IndexHealth
+from chat_recall.application.health import IndexerHealth, IndexHealth, seen_from_here
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.semantic import Meaning, SemanticSearch
 from chat_recall.application.tools.arguments import integer, parse_arguments, text
@@ -204,6 +204,9 @@ class CoverageOut:
     # (another process indexes), "stopped" (nothing does until an indexer runs) or
     # "read_only" (this process cannot write the database).
     indexer: str
+    # Every message written more than this many seconds ago is searchable (None: not
+    # known); under CURRENT_WITHIN_SECONDS the index counts as current ("ready").
+    lag_seconds: float | None = None
 
 
 @attrs.frozen
@@ -241,6 +244,7 @@ class SearchChatsOutput:
         return self.results_truncated
 
 
+omit_when_default(CoverageOut, "lag_seconds")  # first: the output's hook takes this one
 omit_when_default(
     SearchChatsOutput,
     "did_you_mean",
@@ -252,10 +256,17 @@ omit_when_default(
     "window",
 )
 
+# A search on a host writing steadily always finds a message or two that the indexer
+# has not taken yet: the index counts as current while nothing older than this waits.
+CURRENT_WITHIN_SECONDS = 2.0
 
-def index_state(pending: int, health: IndexerHealth) -> tuple[str, str | None]:
+
+def index_state(
+    pending: int, health: IndexerHealth, lag_seconds: float | None = None
+) -> tuple[str, str | None]:
     """`index_status` and the note the model reads when the index cannot catch up:
-    `ready` (nothing pending), `indexing`, or `stalled` (this process's indexer keeps
+    `ready` (nothing pending, or nothing written more than CURRENT_WITHIN_SECONDS
+    before `lag_seconds` ago), `indexing`, or `stalled` (this process's indexer keeps
     failing and retries with backoff, or the database is read-only here)."""
     if not health.can_advance:
         note = READ_ONLY_NOTE + (f" {pending} messages are not searchable yet." if pending else "")
@@ -264,6 +275,8 @@ def index_state(pending: int, health: IndexerHealth) -> tuple[str, str | None]:
         return "ready", None
     if health.stalled:
         return "stalled", STALLED_NOTE.format(kind=health.error_kind)
+    if lag_seconds is not None and lag_seconds <= CURRENT_WITHIN_SECONDS:
+        return "ready", None
     return "indexing", None
 
 
@@ -357,15 +370,18 @@ class SearchChats:
         confident = fusion.confident(lexical, judged)
         if not confident:
             results = [attrs.evolve(c, weak=True) for c in results[: fusion.weak_results]]
-        coverage = None
+        coverage, lag = None, None
         health = self.health.snapshot()
         if pending:
+            health = seen_from_here(health, self.dirty.claimant)
+            lag = self.dirty.caught_up_ago()
             coverage = CoverageOut(
                 indexed_messages=self.index.stats(context.app_id).documents,
                 pending_messages=pending,
                 indexer=health.state.value,
+                lag_seconds=None if lag is None else round(lag, 1),
             )
-        status, note = index_state(pending, health)
+        status, note = index_state(pending, health, lag)
         output = SearchChatsOutput(
             query=arguments.query,
             index_status=status,
