@@ -20,9 +20,11 @@ import attrs
 
 from chat_recall.application.batch_writer import BatchWriter, Written
 from chat_recall.application.claim import IndexerClaim
+from chat_recall.application.embedding import Embedding, EmbeddingReport
 from chat_recall.application.health import IndexHealth, error_kind
 from chat_recall.application.planning import PlanningSettings
 from chat_recall.application.progress import IndexProgress
+from chat_recall.domain.errors import SYSTEMIC_ERRORS, ChatRecallError
 from chat_recall.domain.indexing import (
     BatchSizing,
     IndexerLease,
@@ -97,11 +99,18 @@ class BatchReport:
     # `rest_seconds` is when to look again.
     waiting_for: str | None = None
     rest_seconds: float = 0.0
+    # The semantic layer's step, run when the text index had nothing to do (`Embedding`).
+    embedding: EmbeddingReport | None = None
 
     @property
     def did_work(self) -> bool:
         return bool(
-            self.indexed or self.deleted or self.purged or self.chats_expanded or self.quarantined
+            self.indexed
+            or self.deleted
+            or self.purged
+            or self.chats_expanded
+            or self.quarantined
+            or (self.embedding is not None and self.embedding.did_work)
         )
 
 
@@ -129,6 +138,8 @@ class Indexer:
     pacer: WritePacer
     claimants: Claimants
     planner: BatchPlanner
+    # The semantic layer's vectors, made once the text index is caught up (None: off).
+    embedding: Embedding | None = None
     _claim: IndexerClaim = attrs.field(init=False)
     _writer: BatchWriter = attrs.field(init=False)
     _prepared: bool = attrs.field(init=False, default=False)
@@ -169,6 +180,8 @@ class Indexer:
         try:
             with self._lock:
                 report = self._batch()
+                if self.embedding is not None and not report.did_work and not report.waiting_for:
+                    report = attrs.evolve(report, embedding=self._embed(self.embedding))
         except Exception as error:
             self._retry_in = self.health.failed(error, self.settings.backoff)
             self.telemetry.emit(
@@ -256,6 +269,17 @@ class Indexer:
         for reason, count in sorted(Counter(row.reason.value for row in batch.quarantined).items()):
             _log().warning("indexer: %d row(s) quarantined: %s", count, reason)
             self.telemetry.emit(RowsQuarantinedEvent(reason=reason, count=count))
+
+    def _embed(self, embedding: Embedding) -> EmbeddingReport:
+        """One embedding step. A model that cannot load or run never stops the text
+        index: the step reports it (`failed`) and is tried again at the next batch."""
+        try:
+            return embedding.step()
+        except ChatRecallError as error:
+            if not isinstance(error, SYSTEMIC_ERRORS):
+                _log().warning("indexer: the embedding step failed (%s)", error.kind)
+                return EmbeddingReport(failed=error.kind)
+            raise
 
     def _backlog_after(self, processed: int) -> int:
         """Counted exactly every BACKLOG_RECOUNT batches (a count scans the markers),

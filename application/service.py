@@ -19,6 +19,7 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
 from chat_recall.application.tools.search_chats import SearchChats, index_state
 from chat_recall.application.write_lock import WriteLockStats
+from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.model import AppId, ChatId, Finding
 from chat_recall.domain.ports import (
     Clock,
@@ -28,6 +29,7 @@ from chat_recall.domain.ports import (
     IndexStore,
     IndexUnitOfWork,
     MessageRepo,
+    VectorStore,
 )
 from chat_recall.domain.projection import MarkupPolicy
 
@@ -84,6 +86,8 @@ class ChatRecall:
     _host: Deferred[HostWriter]
     _audit: Deferred[IndexAudit]
     _imports: Deferred[ImportTarget]
+    # The vectors beside the index (`VectorStore`); None for a storage without them.
+    _vectors: Deferred[VectorStore] | None = None
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
     @property
@@ -101,6 +105,14 @@ class ChatRecall:
     @property
     def audit(self) -> IndexAudit:
         return self._audit.get()
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The storage's vectors (the semantic layer's); IndexUnavailable for a
+        storage adapter that keeps none."""
+        if self._vectors is None:
+            raise IndexUnavailable("this storage adapter keeps no vectors")
+        return self._vectors.get()
 
     @property
     def imports(self) -> ImportTarget:

@@ -115,3 +115,18 @@ SYSTEMIC_ERRORS: tuple[type[ChatRecallError], ...] = (
 class StorageReadOnly(IndexUnavailable):
     """This process cannot write the database (a read-only file, directory or file
     system): the tools still read it, but the index cannot be advanced here."""
+
+
+class EmbeddingFailed(ChatRecallError):
+    """The embedding model could not run: a model file that does not load, a remote
+    service that does not answer or answers with something that is no vector. Search
+    answers from words alone meanwhile; the indexer retries its vectors later."""
+
+    kind = "embedding_failed"
+
+
+class EmbeddingUnavailable(ChatRecallError):
+    """The semantic layer is configured but cannot start here: its extra is not
+    installed, or the named model directory is missing or of another shape."""
+
+    kind = "embedding_unavailable"

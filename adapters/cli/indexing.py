@@ -43,6 +43,7 @@ class DrainReport:
     # (their batches were planned in this process instead)
     planned_apart: int = 0
     planning_failures: int = 0
+    embedded: int = 0  # vectors made by the semantic layer
     left: int = 0  # messages pending at the end: they arrived while the command ran
     # the host wrote faster than the command indexed: it stopped at its bound
     outpaced: bool = False
@@ -50,7 +51,7 @@ class DrainReport:
 
     @property
     def nothing_to_do(self) -> bool:
-        return not (self.indexed or self.deleted or self.purged)
+        return not (self.indexed or self.deleted or self.purged or self.embedded)
 
 
 @attrs.define
@@ -62,6 +63,7 @@ class _Tally:
     batches: int = 0
     longest: float = 0.0
     waited_for: str | None = None
+    embedded: int = 0
 
     def add(self, report: BatchReport) -> None:
         self.work += report.expanded_messages  # a chat's messages: work, not arrivals
@@ -70,6 +72,8 @@ class _Tally:
         self.deleted += report.deleted
         self.purged += report.purged
         self.longest = max(self.longest, report.duration_seconds)
+        if report.embedding is not None:
+            self.embedded += report.embedding.embedded
 
     @property
     def processed(self) -> int:
@@ -102,16 +106,20 @@ def drain(
                 time.sleep(report.rest_seconds)
                 continue
             tally.add(report)
-            if report.drained or tally.outpaced:
+            # Caught up: the text index, and the vectors (their step runs in a batch
+            # with no text to index, so one more batch follows a drained one).
+            caught_up = report.drained and (recall.indexer.embedding is None or not report.did_work)
+            if caught_up or tally.outpaced:
                 break
             since_count += report.indexed + report.deleted
             now = clock()
             if now - counted_at >= RECOUNT_SECONDS:
                 pending, since_count, counted_at = recall.dirty.backlog().messages, 0, now
             estimate = max(pending - since_count, 0)
-            progress.update(
-                tally.processed, tally.processed + estimate, counted(tally.processed, "message")
-            )
+            note = counted(tally.processed, "message")
+            if tally.embedded:
+                note += f", {tally.embedded:,} embedded"
+            progress.update(tally.processed, tally.processed + estimate, note)
     finally:
         recall.indexer.release_claim()
         progress.close()
@@ -127,6 +135,7 @@ def drain(
         left=recall.dirty.backlog().messages,
         outpaced=tally.outpaced,
         waited_for=tally.waited_for,
+        embedded=tally.embedded,
     )
 
 
@@ -160,6 +169,8 @@ def summary(report: DrainReport, verb: str = "indexed") -> str:
             f"; {report.planned_apart:,} of {counted(report.batches, 'batch', 'batches')} "
             "planned by a planning process"
         )
+    if report.embedded:
+        line += f"; {report.embedded:,} messages embedded for semantic search"
     if report.planning_failures:
         times = "once" if report.planning_failures == 1 else f"{report.planning_failures} times"
         line += f"; a planning process failed {times} (planned here instead; see the log)"

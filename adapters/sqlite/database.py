@@ -415,8 +415,9 @@ class SqliteDatabase:
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 5, 6, 8
 SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 14, 26
 # Damage FTS5 reports as a generic error: a constructor that cannot read its shadow
-# tables, a config it cannot parse.
-DAMAGE_SIGNS = ("vtable constructor failed", "invalid fts5 file format")
+# tables, a config it cannot parse, and an fts5vocab view over an app's table that
+# cannot construct it (the views are made only over tables the index knows exist).
+DAMAGE_SIGNS = ("vtable constructor failed", "invalid fts5 file format", "no such fts5 table")
 
 
 @contextlib.contextmanager

@@ -44,6 +44,7 @@ from chat_recall.adapters.sqlite.migrations import (
     fts_table_name,
 )
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.adapters.sqlite.vector_tables import forget_vectors
 from chat_recall.domain.errors import StorageDamaged
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role
@@ -230,6 +231,7 @@ class SqliteFts5IndexStore:
                 f"DELETE FROM {table} WHERE message_id IN (SELECT value FROM json_each(?))",
                 (existing_ids,),
             )
+        forget_vectors(connection, existing_ids)
 
     def _on_app_table(
         self,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
-from chat_recall.adapters.sqlite import migrations, registry
+from chat_recall.adapters.sqlite import migrations, registry, vector_tables
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
@@ -160,6 +160,7 @@ def _rebuild_for(database: SqliteDatabase) -> None:
     for app_id, table in tables:
         with database.writing() as connection:
             migrations.drop_app_index(connection, app_id, table)
+            vector_tables.forget_app_vectors(connection, app_id)
     SqliteDirtyQueue(database).mark_all_messages()
 
 

@@ -10,6 +10,7 @@ from chat_recall.domain.wording import counted
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser)
+    options.add_semantic(parser)
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -27,4 +28,7 @@ def run(arguments: argparse.Namespace) -> int:
         f"{counted(report.messages_to_index, 'message')} to index (run: chat-recall index)"
     )
     print(f"write lock: {report.write_lock.summary()}")
+    semantic = database.apply_semantic(arguments)
+    if semantic is not None:
+        print(semantic)
     return 0
