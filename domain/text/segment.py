@@ -43,7 +43,7 @@ _ASCII_CONTROLS = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 
 def _has_ascii_control(text: str) -> bool:
     """For ASCII text: whether it holds a character `_CONTROL` replaces (bytes.translate
-    runs in C several times faster than a regular-expression scan)."""
+    runs in C, cheaper than a regular-expression scan)."""
     data = text.encode("ascii")
     return len(data.translate(None, _ASCII_CONTROLS)) != len(data)
 
