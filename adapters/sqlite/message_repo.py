@@ -248,8 +248,8 @@ class SqliteMessageRepo:
     def source_rows(self, message_ids: Sequence[MessageId]) -> list[SourceRow]:
         """The rows of the messages. In a UTF-8 database a text content is read as
         text, decoded by the driver: reading it as bytes (a copy in SQLite, one in
-        Python) and decoding them cost a backfill's planning process 1.5 us a message
-        more. The driver refuses a whole result for one content that is not valid
+        Python) and decoding them cost a backfill's planning process more on every
+        message. The driver refuses a whole result for one content that is not valid
         UTF-8, so then the batch is read again as bytes, which tell which one it is."""
         if not message_ids:
             return []

@@ -32,8 +32,8 @@ def _class(char: str) -> int:
 
 def class_transitions(value: str) -> float:
     """The share of neighbouring letters/digits that change class (digit, upper,
-    lower). About 0.45-0.65 for random base62, base64 or hex; identifiers and slugs,
-    which change class once per word, score 0.0-0.25."""
+    lower). High for random base62, base64 or hex, which change class at random; low
+    for identifiers and slugs, which change class once per word."""
     core = [char for char in value if char.isalnum()]
     if len(core) < 2:
         return 0.0
