@@ -16,10 +16,10 @@ each its own short transaction (`setup.finish`).
 
 Reading a chat in order needs its messages by (created_at, id). Up to version 3 an index
 on the host's messages gave that order, but SQLite builds an index in one statement,
-holding the write lock for as long as it reads the whole table (2 s at 1M heavy
-messages): no host writer may wait that long. From version 4 the order is a table of
-chat-recall's own (`MESSAGE_ORDER`), filled in the install's chunked walk and kept by
-the triggers; a version 3 install keeps its host index (dropping it is one statement
+holding the write lock for as long as it reads the whole table (a time that grows with
+the host's history): no host writer may wait that long. From version 4 the order is a
+table of chat-recall's own (`MESSAGE_ORDER`), filled in the install's chunked walk and
+kept by the triggers; a version 3 install keeps its host index (dropping it is one statement
 too) until uninstall.
 """
 

@@ -64,7 +64,7 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         migrations.record_analysis(connection, analysis)
     with database.writing() as connection:  # one statement: a short transaction
         connection.execute(IMPORT_LINKS_DDL)
-    with database.reading() as connection:  # a count of 1M markers: not under the lock
+    with database.reading() as connection:  # a count of every marker: not under the lock
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]
