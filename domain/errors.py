@@ -115,3 +115,12 @@ SYSTEMIC_ERRORS: tuple[type[ChatRecallError], ...] = (
 class StorageReadOnly(IndexUnavailable):
     """This process cannot write the database (a read-only file, directory or file
     system): the tools still read it, but the index cannot be advanced here."""
+
+
+class MissingExtra(IndexUnavailable):
+    """A feature that needs one of chat-recall's optional extras was asked for without
+    it installed; `extra` names it, the message says how to install it."""
+
+    def __init__(self, extra: str, message: str) -> None:
+        super().__init__(message)
+        self.extra = extra

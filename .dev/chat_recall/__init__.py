@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         ChatRecallError,
         IndexUnavailable,
         InvalidArguments,
+        MissingExtra,
         NotFound,
         SchemaMismatch,
         StorageBusy,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
         TelemetryEvent,
         ToolCallEvent,
     )
+    from chat_recall.domain.text.language import Language
 
 # Public name -> the module that defines it. `tests/test_public_api.py` keeps this,
 # `__all__` and the typing imports above in step.
@@ -88,6 +90,7 @@ _EXPORTS: dict[str, str] = {
     "ChatRecallError": "chat_recall.domain.errors",
     "IndexUnavailable": "chat_recall.domain.errors",
     "InvalidArguments": "chat_recall.domain.errors",
+    "MissingExtra": "chat_recall.domain.errors",
     "NotFound": "chat_recall.domain.errors",
     "SchemaMismatch": "chat_recall.domain.errors",
     "StorageBusy": "chat_recall.domain.errors",
@@ -110,6 +113,7 @@ _EXPORTS: dict[str, str] = {
     "RowsQuarantinedEvent": "chat_recall.domain.telemetry",
     "TelemetryEvent": "chat_recall.domain.telemetry",
     "ToolCallEvent": "chat_recall.domain.telemetry",
+    "Language": "chat_recall.domain.text.language",
 }
 
 __all__ = [
@@ -130,8 +134,10 @@ __all__ = [
     "IndexUnavailable",
     "IndexerSettings",
     "InvalidArguments",
+    "Language",
     "MarkupPolicy",
     "MessageId",
+    "MissingExtra",
     "NotFound",
     "PlanningSettings",
     "ReadChatOutput",

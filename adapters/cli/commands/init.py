@@ -10,6 +10,7 @@ from chat_recall.domain.wording import counted
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser, schema=False)
+    options.add_language(parser)
     parser.epilog = (
         "init creates the reference schema (tables chats and messages). For a host "
         "database with tables of its own, use: chat-recall install --schema mapping.json"
@@ -20,7 +21,7 @@ def run(arguments: argparse.Namespace) -> int:
     admin = database.admin(arguments)
 
     path = database.target(arguments)
-    report = admin.initialise(path)
+    report = admin.initialise(path, options.language(arguments))
     if report.created_file:
         what = f"created {path} with the reference host tables"
     elif report.created_host_tables:
@@ -34,5 +35,8 @@ def run(arguments: argparse.Namespace) -> int:
         index = f"upgraded the index from version {install.previous_version} to {install.version}"
     else:
         index = f"installed the index (schema version {install.version})"
-    print(f"{what}; {index}; {counted(install.messages_to_index, 'message')} to index")
+    print(
+        f"{what}; {index}; {counted(install.messages_to_index, 'message')} to index; "
+        f"language: {install.language.value}"
+    )
     return 0

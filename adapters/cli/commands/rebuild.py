@@ -22,8 +22,9 @@ def run(arguments: argparse.Namespace) -> int:
 
     path, schema = database.target(arguments), database.schema(arguments)
     engine = database.recorded_engine(arguments)  # rebuilt with the same engine
+    language = admin.recorded_language(path, schema)  # and the same language
     removed = admin.uninstall(path, schema, keep_imports=True)  # links describe host rows
-    installed = admin.install(path, schema)
+    installed = admin.install(path, schema, language)
     with database.open_recall(arguments, engine) as recall:
         report = drain(recall, reporter("rebuilding", quiet=arguments.quiet))
     print("rebuilt: " + summary(report))
