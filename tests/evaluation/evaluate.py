@@ -1,6 +1,7 @@
 """Relevance evaluation of search_chats on the synthetic set (`corpus.py`, `apps/`).
 
 Run: python -m tests.evaluation.evaluate [--half tuning|held_out|both] [--ablations]
+     [--language NAME ...]
 
 For each half of the split (`split.json`, fixed before any tuning), each query form
 (the user's full question, the agent's keywords) and each category, it prints, for the
@@ -23,6 +24,13 @@ their intervals over the answerable questions, and how often search_chats said
 `"confident": false` (for `unanswerable` questions the right answer; for the others a
 wrong one), `n/a` while the output has no such field. `unanswerable` questions have no
 gold, so they count only there (and in how many chats a search still returned).
+
+`--language german` (one or more names) builds the index of every app under that
+language's analysis too (`Language`: Snowball stems) and prints, per half and form, the
+shipped policy over the English index against the same policy over that one, per
+category and per language of the `inflection` questions, with paired differences: what
+an install under that language changes (the hostels app's questions in it, and every
+other question, written in English, asked of an index stemmed as that language).
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,12 +50,14 @@ import attrs
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.snowball import analysis_for
 from chat_recall.application.conversion import unstructure
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.search.ranking import SearchPolicy
 from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.language import Language
 from tests.evaluation.corpus import CATEGORIES, FORMS, App, Question, load_apps, timestamps
 
 SPLIT_FILE = Path(__file__).with_name("split.json")
@@ -121,7 +132,7 @@ def load(
     analysis = analysis or TextAnalysis.default()
     if postgres is not None:
         recall = bootstrap.postgres(
-            _fresh_schema(postgres, f"evaluation_{analysis.name}"),
+            _fresh_schema(postgres, "evaluation_" + re.sub(r"\W", "_", analysis.name)),
             create_host_schema=True,
             analysis=analysis,
         )
@@ -521,6 +532,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--engine", choices=[engine.value for engine in Engine], default=Engine.SQLITE.value
     )
+    parser.add_argument(
+        "--language",
+        nargs="+",
+        metavar="NAME",
+        choices=[language.value for language in Language if language.snowball],
+        help="compare the English index with one stemmed as each language (and nothing else)",
+    )
     arguments = parser.parse_args(argv)
     if arguments.postgres == "":
         from tests.postgres_server import running_server
@@ -532,7 +550,52 @@ def main(argv: Sequence[str] | None = None) -> None:
     _report(arguments, Corpora(memory=arguments.memory, postgres=arguments.postgres, engine=engine))
 
 
+def language_table(
+    new: Sequence[Row], old: Sequence[Row], half: str, form: str, names: tuple[str, str]
+) -> str:
+    """Per category and per language of the `inflection` questions: `old`, `new` and
+    the paired difference for chat@1, chat@8, evidence and MRR (markdown)."""
+    lines = [
+        f"**{half}, {form}** ({names[0]} → {names[1]}: value, and the difference with its "
+        "95% bootstrap interval)",
+        "",
+        "| category | n | " + " | ".join(BASELINE_METRICS) + " |",
+        "|" + "---|" * (len(BASELINE_METRICS) + 2),
+    ]
+    by_category = dict(category_rows(old, half, form))
+    for category, rows_new in category_rows(new, half, form):
+        rows_old = by_category.get(category, [])
+        if not all(row.answerable for row in rows_new):
+            continue
+        cells = []
+        for metric in BASELINE_METRICS:
+            index = METRICS.index(metric)
+            before = mean([row.values[index] for row in rows_old])
+            after = mean([row.values[index] for row in rows_new])
+            delta = difference(rows_new, rows_old, metric)
+            cells.append(f"{before:.2f} → {after:.2f} ({delta.cell(signed=True)})")
+        lines.append(f"| {category} | {len(rows_new)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _languages_report(
+    arguments: argparse.Namespace, corpora: Corpora, split: Mapping[str, str]
+) -> None:
+    english = evaluate(corpora, shipped(), split)
+    halves = HALVES if arguments.half == "both" else (arguments.half,)
+    for name in arguments.language:
+        variant = Variant(SearchPolicy.default(), analysis_for(Language.named(name)))
+        rows = evaluate(corpora, variant, split)
+        print(f"### {name}: the shipped policy over an index stemmed as english, then {name}\n")
+        for half in halves:
+            for form in FORMS:
+                print(language_table(rows, english, half, form, ("english", name)) + "\n")
+
+
 def _report(arguments: argparse.Namespace, corpora: Corpora) -> None:
+    if arguments.language:
+        _languages_report(arguments, corpora, read_split())
+        return
     corpus = corpora(TextAnalysis.default())
     split = read_split()
     questions = sum(len(app.questions) for app in corpus.apps)
