@@ -40,7 +40,6 @@ import hashlib
 import json
 import random
 import re
-import sqlite3
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -138,13 +137,12 @@ def load(
         )
     elif memory:
         recall = bootstrap.in_memory(analysis=analysis)
-    elif engine is Engine.TANTIVY:
+    else:
+        # A file, not one shared `:memory:` connection: there the indexer's writes share
+        # a connection with every read, and the interrupt that ends a write transaction
+        # at its time limit can outlive it while a read's statement is still open.
         path = Path(tempfile.mkdtemp(prefix="chat-recall-evaluation-")) / "history.db"
         recall = bootstrap.sqlite(path, create_host_schema=True, analysis=analysis, engine=engine)
-    else:
-        recall = bootstrap.sqlite(
-            sqlite3.connect(":memory:"), create_host_schema=True, analysis=analysis
-        )
     apps = tuple(apps) if apps is not None else load_apps()
     chat_ids: dict[tuple[int, str], int] = {}
     message_ids: dict[tuple[int, str], int] = {}
