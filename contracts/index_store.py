@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import sys
+from functools import partial
 
 import attrs
 import pytest
@@ -20,6 +22,7 @@ from chat_recall.contracts.fixtures import (
     seed_chat,
 )
 from chat_recall.contracts.harness import StorageHarness
+from chat_recall.domain.errors import MissingExtra
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, IndexStats, MessageId
@@ -395,6 +398,61 @@ class IndexStoreContract(HarnessLifecycle):
         harness.publish_writes(english)
         assert found(english, "rechnung") == []
         assert found(english, "towel") == [towels]
+
+    def test_a_language_without_its_stemmer_is_refused_and_the_index_kept(
+        self, harness: StorageHarness, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A start under a Snowball language this install cannot stem (PyStemmer
+        missing, or without that language's algorithm) raises `MissingExtra` naming
+        the extra, on every engine alike, before anything is written: the index keeps
+        the language it records and answers as before. So does an index that records
+        such a language, opened where the extra is missing: it is refused, never
+        re-indexed in English behind the host's back."""
+        if harness.open_in is None:
+            pytest.skip("the adapter under test lets a host choose no language")
+        recall = harness.recall()
+        _, (invoices,) = seed_chat(
+            recall.host, APP, "Berlin", [(ASSISTANT, "Die Rechnungen gehen am Montag raus.")]
+        )
+        recall.indexer.run_until_idle()
+        harness.publish_writes(recall)
+
+        def found(current: ChatRecall, word: str) -> list[MessageId]:
+            query = ScopedQuery(MatchQuery.of_words(word), APP)
+            return [candidate.message_id for candidate in current.index.search(query)]
+
+        def refused(language: Language | None, reason: str) -> None:
+            before = harness.storage_state() if harness.storage_state else None
+            start = harness.reopen if language is None else partial(harness.reopen_in, language)
+            with pytest.raises(MissingExtra, match=reason) as raised:
+                start()
+            assert raised.value.extra == "snowball"
+            if harness.storage_state is not None:
+                assert harness.storage_state() == before
+
+        import Stemmer  # PyStemmer: this suite runs with the snowball extra
+
+        algorithms = [name for name in Stemmer.algorithms() if name != "german"]
+        with monkeypatch.context() as patched:
+            patched.setattr(Stemmer, "algorithms", lambda: algorithms)
+            refused(Language.GERMAN, "no german stemmer")
+        with monkeypatch.context() as patched:
+            patched.setitem(sys.modules, "Stemmer", None)  # the import fails
+            refused(Language.GERMAN, r"chat-recall\[snowball\]")
+        english = harness.reopen()
+        assert english.index.analysis.language is Language.ENGLISH
+        assert found(english, "rechnungen") == [invoices]
+
+        german = harness.reopen_in(Language.GERMAN)
+        german.indexer.run_until_idle()
+        harness.publish_writes(german)
+        assert found(german, "rechnung") == [invoices]
+        with monkeypatch.context() as patched:
+            patched.setitem(sys.modules, "Stemmer", None)
+            refused(None, r"chat-recall\[snowball\]")  # it records german
+        again = harness.reopen()
+        assert again.index.analysis.language is Language.GERMAN
+        assert found(again, "rechnung") == [invoices]
 
     def test_vocabulary_holds_the_apps_own_terms_and_their_documents(
         self, harness: StorageHarness
