@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 import punq
 
 from chat_recall.adapters import engines
+from chat_recall.adapters.claimants import ProcessClaimants
 from chat_recall.adapters.engines import Engine
-from chat_recall.adapters.sqlite import setup
+from chat_recall.adapters.pacing import UnpacedWrites
+from chat_recall.adapters.sqlite import setup, vector_tables
 from chat_recall.adapters.sqlite.database import SqliteDatabase, missing_database
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
@@ -42,8 +44,11 @@ from chat_recall.application.tools.tool import Tool
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import IndexUnavailable, StorageReadOnly
 from chat_recall.domain.ports import (
+    BatchPlanner,
+    Claimants,
     Clock,
     DirtyQueue,
+    Embedder,
     HostWriter,
     IndexAudit,
     IndexStore,
@@ -51,6 +56,8 @@ from chat_recall.domain.ports import (
     MessageRepo,
     MessageRepoOpener,
     Telemetry,
+    VectorStore,
+    WritePacer,
 )
 from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy, TagRule
 from chat_recall.domain.search.ranking import SearchPolicy
@@ -59,6 +66,8 @@ from chat_recall.domain.text.language import Language
 
 if TYPE_CHECKING:
     from chat_recall.adapters.memory.database import InMemoryDatabase
+    from chat_recall.adapters.semantic import Semantic
+    from chat_recall.application.embedding import Embedding
     from chat_recall.application.importing import ImportTarget
     from chat_recall.application.indexer import Indexer, IndexerSettings
 
@@ -89,6 +98,8 @@ def _container(policy: MarkupPolicy, tools: ToolSettings | None) -> punq.Contain
     container.register(IndexProgress, scope=punq.Scope.singleton)
     container.register(IndexHealth, scope=punq.Scope.singleton)
     container.register(WriteLockStats, scope=punq.Scope.singleton)
+    container.register(WritePacer, instance=UnpacedWrites())
+    container.register(Claimants, instance=ProcessClaimants())
     container.register(SearchPolicy, instance=SearchPolicy.default())
     for tool in TOOLS:
         container.register(tool, scope=punq.Scope.singleton)
@@ -120,15 +131,43 @@ def _on_first_use(container: punq.Container, port: Any, adapter: Callable[[], ty
     )
 
 
-def _indexer(container: punq.Container, settings: IndexerSettings | None) -> Indexer:
+def _indexer(
+    container: punq.Container,
+    settings: IndexerSettings | None,
+    embedding: Deferred[Embedding] | None = None,
+) -> Indexer:
     # Imported here: a process that only calls the tools never loads the indexer.
     from chat_recall.application.indexer import Indexer, IndexerSettings
+    from chat_recall.application.planning import InProcessPlanning, Turns
 
+    settings = settings or IndexerSettings()
+    here = InProcessPlanning(
+        container.resolve(DirtyQueue),
+        container.resolve(Clock),
+        Turns.of(settings.pacing),
+    )
+    planner: BatchPlanner = here
     try:  # where planning processes open their own reader (database files only)
         opener = container.resolve(MessageRepoOpener)
     except punq.MissingDependencyError:
         opener = None
-    return container.instantiate(Indexer, settings=settings or IndexerSettings(), opener=opener)
+    if settings.planning.processes > 0 and opener is not None:
+        # Imported only when asked for: an embedding host never loads process machinery.
+        from chat_recall.adapters.planning.processes import ProcessPlanning
+
+        planner = ProcessPlanning(
+            here,
+            container.resolve(DirtyQueue),
+            container.resolve(Clock),
+            settings.planning,
+            opener,
+        )
+    return container.instantiate(
+        Indexer,
+        settings=settings,
+        planner=planner,
+        embedding=None if embedding is None else embedding.get(),
+    )
 
 
 def _no_imports() -> ImportTarget:
@@ -140,15 +179,22 @@ def _finish(
     settings: IndexerSettings | None,
     overrides: Overrides,
     imports: Callable[[], ImportTarget] = _no_imports,
+    *,
+    vectors: bool = True,
+    embedding: Deferred[Embedding] | None = None,
 ) -> ChatRecall:
     """The facade over the container's services; the indexer, unit of work, host
     writer, audit and import target are resolved on first use (`Deferred`), so a
     process that only calls the tools never imports them."""
+    if settings is not None and isinstance(container.resolve(WritePacer), UnpacedWrites):
+        unpaced = UnpacedWrites(settings.sizing.budget_seconds, settings.pacing.limit_seconds)
+        container.register(WritePacer, instance=unpaced)
     for service, instance in overrides.items():
         container.register(service, instance=instance)
     resolve = container.resolve
-    building = threading.RLock()  # one lock: these share dependencies (see Deferred)
-    return ChatRecall(
+    building = threading.RLock()
+    closes_embedder = embedding is not None  # one lock: these share dependencies (see Deferred)
+    recall = ChatRecall(
         repo=resolve(MessageRepo),
         index=resolve(IndexStore),
         dirty=resolve(DirtyQueue),
@@ -158,12 +204,16 @@ def _finish(
         health=resolve(IndexHealth),
         registry=resolve(ToolRegistry),
         write_lock=resolve(WriteLockStats),
-        indexer=Deferred(lambda: _indexer(container, settings), lock=building),
+        indexer=Deferred(lambda: _indexer(container, settings, embedding), lock=building),
         unit_of_work=Deferred(lambda: resolve(IndexUnitOfWork), lock=building),
         host=Deferred(lambda: resolve(HostWriter), lock=building),
         audit=Deferred(lambda: resolve(IndexAudit), lock=building),
+        vectors=Deferred(lambda: resolve(VectorStore), lock=building) if vectors else None,
         imports=Deferred(imports, lock=building),
     )
+    if closes_embedder:
+        recall.on_close(resolve(Embedder).close)
+    return recall
 
 
 # The SQLite adapter's classes that only indexing, host writes and audits need,
@@ -178,6 +228,58 @@ def _sqlite_host_writer() -> type[Any]:
     from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
 
     return SqliteHostWriter
+
+
+# Vectors removed per transaction when the semantic layer is turned off.
+DROP_CHUNK = 2_000
+
+
+def _wire_semantic(
+    container: punq.Container,
+    semantic: Semantic | None,
+    recorded: str | None,
+    *,
+    writable: bool,
+) -> Deferred[Embedding] | None:
+    """The semantic layer as chosen (`semantic`), else as recorded with the index:
+    search's `SemanticSearch` and the indexer's embedding job, both over one embedder
+    built at its first use, after consent. A choice given here is recorded, so every
+    later process uses it; `Semantic.off()` hides the vectors at once and drops them
+    in short transactions. Nothing of the layer is imported while it is off."""
+    if semantic is None and recorded is None:
+        return None
+    from chat_recall.adapters.semantic import Semantic
+    from chat_recall.application.embedding import Embedding
+    from chat_recall.application.semantic import LazyEmbedder, SemanticSearch, require_consent
+
+    chosen = semantic if semantic is not None else Semantic.from_record(str(recorded))
+    vectors: VectorStore = container.resolve(VectorStore)
+    if writable and semantic is not None and semantic.to_record() != recorded:
+        vectors.record_semantic_settings(semantic.to_record())
+    if not chosen.enabled:
+        if writable and semantic is not None:
+            vectors.use_vector_model(None)
+            while vectors.drop_step(DROP_CHUNK):
+                pass
+        return None
+    tools: ToolSettings = container.resolve(ToolSettings)
+
+    def build() -> Embedder:
+        require_consent(
+            chosen.disclosure(), chosen.destination, chosen.consented_to, tools.semantic_approver
+        )
+        return chosen.embedder()
+
+    embedder = LazyEmbedder(Deferred(build))
+    container.register(SemanticSearch, instance=SemanticSearch(embedder, vectors))
+    container.register(Embedder, instance=embedder)
+    return Deferred(lambda: Embedding(embedder, vectors, container.resolve(IndexStore)))
+
+
+def _sqlite_vectors() -> type[Any]:
+    from chat_recall.adapters.sqlite.vector_rows import SqliteVectorStore
+
+    return SqliteVectorStore
 
 
 def _sqlite_audit() -> type[Any]:
@@ -208,6 +310,7 @@ def sqlite(
     overrides: Overrides | None = None,
     engine: Engine | None = None,
     language: Language | None = None,
+    semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
 
@@ -236,10 +339,16 @@ def sqlite(
     A database this process cannot write (a read-only file, directory or file system)
     is opened read-only whatever `install` says: it must be installed already, the
     tools read it, no indexer runs, and search says the index cannot be advanced here.
+
+    `semantic` turns the semantic layer on (`Semantic.local()`, `.openai_compatible`)
+    or off (`Semantic.off()`, which drops the vectors), and records the choice with the
+    index; None uses the choice recorded (off when none was): see `adapters/semantic.py`.
     """
     if isinstance(target, str | Path) and not create_host_schema and not Path(target).exists():
         raise missing_database(Path(target))
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
+    if settings is not None:
+        database.pacer.rule = settings.pacing
     if create_host_schema:
         setup.create_reference_schema(database)
     analysis = setup.analysis_of(database, analysis, language)
@@ -260,12 +369,15 @@ def sqlite(
     container.register(TextAnalysis, instance=analysis)
     container.register(SqliteDatabase, instance=database)
     container.register(WriteLockStats, instance=database.lock_stats)
+    container.register(WritePacer, instance=database.pacer)
     container.register(MessageRepo, SqliteMessageRepo, scope=punq.Scope.singleton)
     if database.path is not None:
         container.register(
             MessageRepoOpener, instance=SqliteMessageRepoOpener(database.path, database.schema)
         )
     _on_first_use(container, HostWriter, _sqlite_host_writer)
+    # Both engines keep their document rows, and so the vectors, in the database.
+    _on_first_use(container, VectorStore, _sqlite_vectors)
     if engine is Engine.TANTIVY:
         closer = _wire_tantivy(container, database, analysis, install=install and not read_only)
     else:
@@ -274,7 +386,12 @@ def sqlite(
         container.register(DirtyQueue, SqliteDirtyQueue, scope=punq.Scope.singleton)
         _on_first_use(container, IndexAudit, _sqlite_audit)
         closer = None
-    recall = _finish(container, settings, overrides or {}, _sqlite_imports(database))
+    with database.reading() as connection:
+        recorded = vector_tables.recorded_settings(connection)
+    embedding = _wire_semantic(container, semantic, recorded, writable=install and not read_only)
+    recall = _finish(
+        container, settings, overrides or {}, _sqlite_imports(database), embedding=embedding
+    )
     recall.on_close(database.close)
     if closer is not None:
         recall.on_close(closer)
@@ -294,6 +411,7 @@ def postgres(
     pool_size: int | None = None,
     overrides: Overrides | None = None,
     language: Language | None = None,
+    semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's PostgreSQL database (`postgresql://` URL or libpq
     connection string; psycopg 3 with a connection pool, the `postgres` extra).
@@ -313,6 +431,7 @@ def postgres(
     from chat_recall.adapters.postgres.index_store import PostgresIndexStore
     from chat_recall.adapters.postgres.message_repo import PostgresMessageRepo
     from chat_recall.adapters.postgres.unit_of_work import PostgresIndexUnitOfWork
+    from chat_recall.adapters.postgres.vector_store import PostgresVectorStore
 
     database = PostgresDatabase(dsn, schema or HostSchema.reference())
     if pool_size is not None:
@@ -341,18 +460,21 @@ def postgres(
     container.register(DirtyQueue, PostgresDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, PostgresHostWriter, scope=punq.Scope.singleton)
     container.register(IndexAudit, PostgresIndexAudit, scope=punq.Scope.singleton)
+    container.register(VectorStore, PostgresVectorStore, scope=punq.Scope.singleton)
     # PostgreSQL locks rows, not the database: an indexer batch holds only the markers
     # it claims (a host write to one of those messages waits for its commit), so batches
     # may take longer than SQLite's 25 ms and pay the server round trips once per more rows.
     sizing = BatchSizing(budget_seconds=0.1, initial=64, maximum=512)
     settings = settings or IndexerSettings(sizing=sizing)
+    recorded = container.resolve(VectorStore).semantic_settings()
+    embedding = _wire_semantic(container, semantic, recorded, writable=install)
 
     def imports() -> ImportTarget:
         from chat_recall.adapters.postgres.import_target import postgres_import_target
 
         return postgres_import_target(database)
 
-    recall = _finish(container, settings, overrides or {}, imports)
+    recall = _finish(container, settings, overrides or {}, imports, embedding=embedding)
     recall.on_close(database.close)
     return recall
 
@@ -399,6 +521,7 @@ def in_memory(
     analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
     language: Language | None = None,
+    semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall over in-memory adapters that rank exactly as SQLite FTS5; the host
     writes through `recall.host` (an `InMemoryHostStore`). `language` and `analysis`
@@ -410,6 +533,7 @@ def in_memory(
     from chat_recall.adapters.memory.index_store import InMemoryIndexStore, prepare_analysis
     from chat_recall.adapters.memory.message_repo import InMemoryMessageRepo
     from chat_recall.adapters.memory.unit_of_work import InMemoryIndexUnitOfWork
+    from chat_recall.adapters.memory.vector_store import InMemoryVectorStore
 
     database = database or InMemoryDatabase()
     analysis = prepare_analysis(database, analysis, language)
@@ -422,13 +546,16 @@ def in_memory(
     container.register(DirtyQueue, InMemoryDirtyQueue, scope=punq.Scope.singleton)
     container.register(HostWriter, InMemoryHostStore, scope=punq.Scope.singleton)
     container.register(IndexAudit, InMemoryIndexAudit, scope=punq.Scope.singleton)
+    container.register(VectorStore, InMemoryVectorStore, scope=punq.Scope.singleton)
+    recorded = database.meta.get("semantic_settings")
+    embedding = _wire_semantic(container, semantic, recorded, writable=True)
 
     def imports() -> ImportTarget:
         from chat_recall.adapters.memory.import_target import InMemoryImportTarget
 
         return InMemoryImportTarget(database)
 
-    return _finish(container, settings, overrides or {}, imports)
+    return _finish(container, settings, overrides or {}, imports, embedding=embedding)
 
 
 def custom(
@@ -456,4 +583,4 @@ def custom(
     container.register(DirtyQueue, instance=dirty)
     container.register(HostWriter, instance=host)
     container.register(IndexAudit, instance=audit or UncheckedIndexAudit())
-    return _finish(container, settings, overrides or {})
+    return _finish(container, settings, overrides or {}, vectors=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import attrs
@@ -56,6 +57,15 @@ class IndexerHealth:
     @property
     def can_advance(self) -> bool:
         return self.state is not IndexerState.READ_ONLY
+
+
+def seen_from_here(health: IndexerHealth, claimant: Callable[[], str | None]) -> IndexerHealth:
+    """The health as a reader reports it: when nothing in this process indexes but another
+    indexer holds the claim to the queue (`chat-recall index`, the app's own indexer),
+    the pending messages are being advanced `elsewhere`."""
+    if health.state is IndexerState.STOPPED and claimant() is not None:
+        return attrs.evolve(health, state=IndexerState.ELSEWHERE)
+    return health
 
 
 @attrs.define

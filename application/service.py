@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from chat_recall.application.deferred import Deferred
-from chat_recall.application.health import IndexHealth
+from chat_recall.application.health import IndexHealth, seen_from_here
 from chat_recall.application.progress import IndexProgress
 from chat_recall.application.tools.context import AgentMode, CallContext
 from chat_recall.application.tools.definitions import ToolDefinition
@@ -19,6 +19,7 @@ from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome, ToolRegistry
 from chat_recall.application.tools.search_chats import SearchChats, index_state
 from chat_recall.application.write_lock import WriteLockStats
+from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.model import AppId, ChatId, Finding
 from chat_recall.domain.ports import (
     Clock,
@@ -28,6 +29,7 @@ from chat_recall.domain.ports import (
     IndexStore,
     IndexUnitOfWork,
     MessageRepo,
+    VectorStore,
 )
 from chat_recall.domain.projection import MarkupPolicy
 
@@ -53,6 +55,9 @@ class IndexStatus:
     documents: int
     indexer: str = "stopped"
     note: str | None = None
+    # Every message written more than this many seconds ago is searchable (None: not
+    # known, or nothing pending).
+    lag_seconds: float | None = None
 
 
 @attrs.define
@@ -81,6 +86,8 @@ class ChatRecall:
     _host: Deferred[HostWriter]
     _audit: Deferred[IndexAudit]
     _imports: Deferred[ImportTarget]
+    # The vectors beside the index (`VectorStore`); None for a storage without them.
+    _vectors: Deferred[VectorStore] | None = None
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
     @property
@@ -98,6 +105,14 @@ class ChatRecall:
     @property
     def audit(self) -> IndexAudit:
         return self._audit.get()
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The storage's vectors (the semantic layer's); IndexUnavailable for a
+        storage adapter that keeps none."""
+        if self._vectors is None:
+            raise IndexUnavailable("this storage adapter keeps no vectors")
+        return self._vectors.get()
 
     @property
     def imports(self) -> ImportTarget:
@@ -149,11 +164,16 @@ class ChatRecall:
         return outcome.output
 
     def status(self, app_id: AppId, current_chat_id: ChatId | None = None) -> IndexStatus:
+        """What search_chats says of the app's index: `ready` when nothing of it (outside
+        the current chat) waits longer than a couple of seconds, with the lag."""
         pending = self.dirty.pending_in_app(app_id, current_chat_id)
         documents = self.index.stats(app_id).documents
-        health = self.health.snapshot()
-        state, note = index_state(pending, health)
-        return IndexStatus(state, pending, documents, health.state.value, note)
+        health, lag = self.health.snapshot(), None
+        if pending:
+            health = seen_from_here(health, self.dirty.claimant)
+            lag = self.dirty.caught_up_ago()
+        state, note = index_state(pending, health, lag)
+        return IndexStatus(state, pending, documents, health.state.value, note, lag)
 
     def check(self, *, deep: bool = True) -> list[Finding]:
         """Drift and damage of the derived index (schema version, triggers, app

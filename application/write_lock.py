@@ -7,15 +7,7 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from types import FrameType
-
-try:
-    import resource
-
-    _RUSAGE_THREAD: int | None = getattr(resource, "RUSAGE_THREAD", None)
-except ImportError:  # Windows
-    _RUSAGE_THREAD = None
 
 import attrs
 
@@ -106,37 +98,6 @@ class CommitUsage:
     cpu_seconds: float
     preempted: int
     waited: int
-
-
-@attrs.frozen
-class CommitTimer:
-    """Measures a COMMIT: `started()` before it, `stop()` after (a few microseconds:
-    clock reads and one `getrusage` each; thread switches only where the platform
-    counts them per thread)."""
-
-    wall: float
-    cpu: float
-    switches: tuple[int, int]
-
-    @classmethod
-    def started(cls) -> CommitTimer:
-        switches = _thread_switches()
-        return cls(wall=time.perf_counter(), cpu=time.thread_time(), switches=switches)
-
-    def stop(self) -> CommitUsage:
-        wall = time.perf_counter() - self.wall
-        cpu = time.thread_time() - self.cpu
-        preempted, waited = _thread_switches()
-        return CommitUsage(wall, cpu, preempted - self.switches[0], waited - self.switches[1])
-
-
-def _thread_switches() -> tuple[int, int]:
-    """(involuntary, voluntary) context switches of this thread; zeros where the
-    platform has no per-thread usage."""
-    if _RUSAGE_THREAD is None:
-        return 0, 0
-    usage = resource.getrusage(_RUSAGE_THREAD)
-    return usage.ru_nivcsw, usage.ru_nvcsw
 
 
 def _caller() -> str:

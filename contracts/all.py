@@ -15,6 +15,7 @@ from chat_recall.contracts.index_store import IndexStoreContract
 from chat_recall.contracts.indexer import IndexerContract
 from chat_recall.contracts.message_repo import MessageRepoContract
 from chat_recall.contracts.tools_never_write import ToolsNeverWriteContract
+from chat_recall.contracts.vector_store import VectorStoreContract
 
 SUITES = (
     MessageRepoContract,
@@ -24,6 +25,7 @@ SUITES = (
     IndexerContract,
     ToolsNeverWriteContract,
     ConcurrencyContract,
+    VectorStoreContract,
 )
 
 

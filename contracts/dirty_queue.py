@@ -119,3 +119,15 @@ class DirtyQueueContract(HarnessLifecycle):
         assert queue.claim("a", -1.0) is None  # free again (taken as one that ran out)
         assert queue.claim("b", 60.0) is None
         queue.release("b")
+
+    def test_a_live_claim_is_seen_by_any_reader(self, harness: StorageHarness) -> None:
+        """A process that does not index tells that another one does (search says
+        `elsewhere`)."""
+        queue = harness.recall().dirty
+        assert queue.claimant() is None
+        assert queue.claim("a", 60.0) is None
+        assert harness.recall().dirty.claimant() == "a"
+        queue.release("a")
+        assert queue.claimant() is None
+        assert queue.claim("b", -1.0) is None  # one that has run out
+        assert queue.claimant() is None

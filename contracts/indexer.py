@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chat_recall.application.tools.search_chats import CURRENT_WITHIN_SECONDS
 from chat_recall.contracts.fixtures import (
     APP,
     ASSISTANT,
@@ -103,16 +104,36 @@ class IndexerContract(HarnessLifecycle):
     def test_status_reports_indexing_until_the_backlog_drains(
         self, harness: StorageHarness
     ) -> None:
+        """Pending messages that no indexer has caught up with since: `indexing`; once
+        one has, only what is older than `CURRENT_WITHIN_SECONDS` keeps it so, and the
+        status says how far behind the index is."""
         recall = harness.recall()
         current, _ = seed_chat(recall.host, APP, "current", [(USER, "now")])
-        recall.indexer.run_until_idle()
-        seed_chat(recall.host, APP, "other", [(USER, "pending words")])
+        assert recall.dirty.caught_up_ago() is None  # no indexer has caught up yet
         assert recall.status(APP).state == "indexing"
         recall.indexer.run_until_idle()
         assert recall.status(APP).state == "ready"
+        assert recall.status(APP).lag_seconds is None  # nothing pending
         recall.host.add_message(current, USER, "in the current chat", 5000)
         assert recall.status(APP, current).state == "ready"
-        assert recall.status(APP).state == "indexing"
+        status = recall.status(APP)
+        assert status.pending == 1
+        assert status.lag_seconds is not None
+        current_within = status.lag_seconds <= CURRENT_WITHIN_SECONDS
+        assert status.state == ("ready" if current_within else "indexing")
+
+    def test_caught_up_is_recorded_for_every_process_and_never_moves_back(
+        self, harness: StorageHarness
+    ) -> None:
+        queue = harness.recall().dirty
+        queue.note_caught_up(0.0)
+        recent = queue.caught_up_ago()
+        assert recent is not None
+        assert 0.0 <= recent < 60.0
+        queue.note_caught_up(3600.0)  # an older moment: the record stays
+        later = queue.caught_up_ago()
+        assert later is not None
+        assert later < 60.0
 
     def test_the_background_worker_drains_and_stops(self, harness: StorageHarness) -> None:
         recall = harness.recall()

@@ -124,3 +124,18 @@ class MissingExtra(IndexUnavailable):
     def __init__(self, extra: str, message: str) -> None:
         super().__init__(message)
         self.extra = extra
+
+
+class EmbeddingFailed(ChatRecallError):
+    """The embedding model could not run: a model file that does not load, a remote
+    service that does not answer or answers with something that is no vector. Search
+    answers from words alone meanwhile; the indexer retries its vectors later."""
+
+    kind = "embedding_failed"
+
+
+class EmbeddingUnavailable(ChatRecallError):
+    """The semantic layer is configured but cannot start here: its extra is not
+    installed, or the named model directory is missing or of another shape."""
+
+    kind = "embedding_unavailable"

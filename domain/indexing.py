@@ -161,6 +161,12 @@ def split_batch(batch: IndexBatch) -> tuple[IndexBatch, IndexBatch]:
     return _part(batch, batch.cleared[:half]), _part(batch, batch.cleared[half:])
 
 
+def split_at(batch: IndexBatch, size: int) -> tuple[IndexBatch, IndexBatch]:
+    """The batch's first `size` markers and the rest, each with its own writes: a batch is
+    written in parts as large as the time budget allows when each is written."""
+    return _part(batch, batch.cleared[:size]), _part(batch, batch.cleared[size:])
+
+
 def refuse(batch: IndexBatch) -> IndexBatch:
     """A one-marker batch whose write failed on its own, as a quarantine entry instead
     (`indexing_failed`): the marker is cleared, the row waits for a retry."""
@@ -185,17 +191,13 @@ def _part(batch: IndexBatch, markers: Sequence[MessageMarker]) -> IndexBatch:
 
 @attrs.frozen
 class BatchSizing:
-    """How many dirty messages one batch takes, adapted so that each batch's write
-    transaction stays within a time budget: a batch over budget halves the size, a full
-    batch under half the budget doubles it, within [minimum, maximum]. 12 ms: the
-    maintenance step after a batch takes up to ~10 ms more, 2 ms apart (`HostYield`), so
-    a host write that arrives meanwhile waits for one of them, well within 25 ms (sized
-    on the whole batch, planning included, at 25 ms, the transactions at 1M heavy
-    messages still reached 25-29 ms). The budget, not `maximum`, sets the size: each batch
-    and its maintenance step cost a gap, two transactions and two COMMITs whatever the
-    size, and at 256 a fast machine's batches all stopped at the cap, well under budget
-    (200k payload-heavy messages, four alternating pairs: 1,024 indexed 3-9% faster, its
-    batches averaging ~400, its longest transaction 17-21 ms)."""
+    """How many dirty messages one write transaction takes, adapted so that the
+    transaction stays within its time budget (domain `PacingRule.budget`): one over
+    budget halves the size, a full one under half the budget doubles it, within
+    [minimum, maximum]. The budget, not `maximum`, sets the size: each transaction costs
+    a BEGIN and a COMMIT whatever its size, so a cap that stops a fast machine's
+    transactions well under budget only costs speed. `initial` is the size for
+    `budget_seconds`; another budget starts in proportion (`at`)."""
 
     budget_seconds: float = 0.012
     initial: int = 64
@@ -205,12 +207,21 @@ class BatchSizing:
     @classmethod
     def host_walk(cls) -> BatchSizing:
         """Rows per transaction when an install walks the host's messages (marking each
-        for indexing, copying its place in its chat): a few thousand take ~10 ms, but
+        for indexing, copying its place in its chat): a few thousand fit the budget, but
         the cost is each row's bytes (a row's later columns are read past its content),
-        so the size follows the time, as a batch's does, under the same limit
-        (`HostYield.limit_seconds`). At 1M payload-heavy messages a fixed 2,000 held the
-        lock 21 ms on one run and 29 ms on a slower one."""
+        so the size follows the time, as a batch's does, under the same limit."""
         return cls(budget_seconds=0.010, initial=2_000, minimum=100, maximum=8_000)
+
+    def at(self, budget_seconds: float) -> BatchSizing:
+        """This sizing for another budget, starting at a size in proportion."""
+        if budget_seconds == self.budget_seconds:
+            return self
+        initial = round(self.initial * budget_seconds / self.budget_seconds)
+        return attrs.evolve(
+            self,
+            budget_seconds=budget_seconds,
+            initial=min(self.maximum, max(self.minimum, initial)),
+        )
 
     def next_size(self, size: int, duration_seconds: float, *, full: bool) -> int:
         if duration_seconds > self.budget_seconds:
@@ -221,89 +232,36 @@ class BatchSizing:
 
 
 @attrs.frozen
-class HostYield:
-    """How the indexer makes way for a host that is writing. SQLite lets one writer at a
-    time: a host write that arrives while an indexer transaction holds the lock waits
-    (its busy handler sleeps 1, 2, 5, 10 ms... between tries). What sets the host's
-    latency percentiles is the share of its writes that meet one of our transactions,
-    which is the share of time the indexer holds the lock; on a small machine the CPU
-    the indexer takes counts too.
+class PlannedBatch:
+    """A batch as the indexer writes it: the markers read, what they plan to
+    (`plan_batch`), and how it was planned."""
 
-    While the host has written within `quiet_seconds`, each batch's transaction aims at
-    `transaction_seconds`: its size adapts to that (`sizing`, at most `batch_cap`
-    messages), so a host write that meets one waits only for the busy handler's first
-    sleeps (1 + 2 ms), under the host's own p99 (a 12 ms transaction costs the host write
-    that meets it 18 ms). Batches start at most every `burst_interval_seconds`, and the
-    work takes at most `duty` of the time: the share of time we hold the lock is the
-    share of host writes that meet it. A rest is never shorter than `min_rest_seconds`
-    (a gap a waiting writer's next try can use), nor longer than `max_rest_seconds`. The
-    maintenance step (reclaiming
-    deleted documents, merging index segments) is one more transaction: while the host
-    writes it runs at most once per `maintain_every_seconds`, after a rest of its own.
-    In an indexer's first `quiet_seconds`, before there is anything to compare, batches
-    are sized so too, but separated by `min_rest_seconds` only. A quiet host gets full speed,
-    with `gap_seconds` between a batch and its maintenance step, and after a step that
-    held the lock longer than that: back to back, two would be one long hold of the lock
-    for a host write that arrives meanwhile.
+    size: int  # how many markers were asked for
+    markers: tuple[MessageMarker, ...]
+    batch: IndexBatch
+    seconds: float  # the planning, in this process's flow (0 when planned apart)
+    ahead_seconds: float = 0.0  # the planning done in a planning process, ahead of time
+    # The read that gave these markers found every marker pending then (fewer than asked
+    # for): once written, the index holds every change marked before `read_at`.
+    drained: bool = False
+    read_at: float = 0.0  # the indexer's monotonic clock
 
-    Sizing is a forecast; `limit_seconds` is the bound. A batch's transaction still open
-    after it is abandoned (rolled back whole) and its batch written in halves, after a
-    rest as long as the limit (a host write that waited meanwhile gets in), a half
-    again in halves if it too runs over; one message is written without a limit (its
-    document is bounded by the projection's cap). Batches aim at 12 ms on a quiet host
-    and 3 ms while it writes, so the limit only meets the rare batch that runs two or
-    three times its usual length (at 1M payload-heavy messages, 1 in ~4,300 held the
-    lock 27 ms): a host write waits at most for the limit and the commit after it."""
+    @classmethod
+    def nothing(cls, size: int, read_at: float) -> PlannedBatch:
+        return cls(size, (), IndexBatch(), 0.0, drained=True, read_at=read_at)
 
-    quiet_seconds: float = 0.5
-    burst_interval_seconds: float = 0.25
-    transaction_seconds: float = 0.003
-    first_size: int = 16
-    batch_cap: int = 128
-    duty: float = 0.02
-    min_rest_seconds: float = 0.005
-    # A rest is never longer: a batch that waited for the lock (a host transaction of a
-    # second) counts that wait as busy, and its duty rest would be 49 times as long.
-    max_rest_seconds: float = 1.0
-    maintain_every_seconds: float = 5.0
-    gap_seconds: float = 0.002
-    limit_seconds: float = 0.015
 
-    def sizing(self) -> BatchSizing:
-        """How a batch's size adapts while the host writes: to its transaction's length."""
-        return BatchSizing(
-            self.transaction_seconds, initial=self.first_size, maximum=self.batch_cap
-        )
-
-    def rest(
-        self,
-        busy_seconds: float,
-        *,
-        active: bool,
-        writing: bool = True,
-        since_burst: float | None = None,
-    ) -> float:
-        """Seconds to rest after `busy_seconds` of work. `since_burst`, for the last rest
-        of a batch: seconds since the batch began (the rest also fills the burst
-        interval). Active but not `writing` (an indexer's first `quiet_seconds`, before
-        it can tell): small batches with short gaps only, so a run on a quiet host does
-        not start with a second of rests."""
-        if not active:
-            return 0.0
-        if not writing:
-            return self.min_rest_seconds
-        rest = max(self.min_rest_seconds, busy_seconds * (1.0 - self.duty) / self.duty)
-        if since_burst is not None:
-            rest = max(rest, self.burst_interval_seconds - since_burst)
-        return min(rest, self.max_rest_seconds)
-
-    def maintains(self, since_last: float | None, *, writing: bool) -> bool:
-        """Whether a maintenance step follows this batch, `since_last` seconds after the
-        previous one (None: there was none yet), `writing`: the host wrote within
-        `quiet_seconds`."""
-        if not writing or since_last is None:
-            return True
-        return since_last >= self.maintain_every_seconds
+def join_batches(parts: Sequence[IndexBatch], redactions: int = 0) -> IndexBatch:
+    """Parts of one batch (planned or written apart) as one."""
+    if len(parts) == 1 and not redactions:
+        return parts[0]
+    return IndexBatch(
+        upserts=tuple(d for part in parts for d in part.upserts),
+        deletes=tuple(m for part in parts for m in part.deletes),
+        cleared=tuple(m for part in parts for m in part.cleared),
+        quarantined=tuple(r for part in parts for r in part.quarantined),
+        redactions=redactions or sum(part.redactions for part in parts),
+    )
 
 
 @attrs.frozen

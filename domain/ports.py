@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from chat_recall.domain.listing import ChatListQuery, ChatPage
 from chat_recall.domain.messages import Role
@@ -33,8 +33,21 @@ from chat_recall.domain.model import (
     SourceRow,
 )
 from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
+from chat_recall.domain.semantic import (
+    EmbeddingModel,
+    EmbedTask,
+    MeaningQuery,
+    Purpose,
+    Similar,
+    SimilarChat,
+    VectorCoverage,
+)
 from chat_recall.domain.telemetry import TelemetryEvent
 from chat_recall.domain.text.analysis import TextAnalysis
+
+if TYPE_CHECKING:  # a search imports the ports, and never the indexing policies
+    from chat_recall.domain.indexing import PlannedBatch
+    from chat_recall.domain.projection import MarkupPolicy
 
 
 class Telemetry(Protocol):
@@ -198,11 +211,28 @@ class DirtyQueue(Protocol):
         """End `holder`'s claim, if it has it."""
         ...
 
+    def claimant(self) -> str | None:
+        """The holder of a live claim (one that has not run out), if any: read only, so
+        a process that does not index can tell that another one does."""
+        ...
+
     def host_writes(self) -> int | None:
         """A value that changes whenever someone other than this indexer committed a
-        write to the storage since the last call (the host, another indexer): the
-        indexer makes way while it moves (`HostYield`). None where the host's writes
-        never wait for the indexer's."""
+        write to the storage since the last call (the host, another indexer): an idle
+        indexer looks at it to learn of writes nobody told it about. None where it
+        cannot be known cheaply."""
+        ...
+
+    def note_caught_up(self, age_seconds: float) -> None:
+        """Record that the index held every change marked until `age_seconds` ago (an
+        indexer read every pending marker then, and has written them), so that any
+        process can tell how fresh the index is (`caught_up_ago`). A record is never
+        moved back; the tantivy engine records only once its documents are published."""
+        ...
+
+    def caught_up_ago(self) -> float | None:
+        """Seconds since the latest moment `note_caught_up` recorded (None: none): every
+        marker still pending was set after it, so it bounds the age of the oldest."""
         ...
 
 
@@ -256,7 +286,8 @@ class IndexUnitOfWork(Protocol):
         """Commits when the block ends normally, rolls back when it raises. With a time
         limit, a storage whose writers hold a lock others wait for (SQLite's one write
         lock) abandons a transaction still open at the limit: it rolls back and raises
-        `TransactionOverTime`. Storages where nobody waits for our writes ignore it."""
+        `TransactionOverTime`. Storages where nobody waits for our writes ignore it
+        (`WritePacer.limit` is None there)."""
         ...
 
 
@@ -340,6 +371,76 @@ class IndexAudit(Protocol):
         ...
 
 
+class WritePacer(Protocol):
+    """How long the storage's next write transaction may hold the lock the host's writes
+    wait for (domain `PacingRule`): batches size themselves to `budget()` and run under
+    `limit()`. The storage rests between its transactions itself."""
+
+    def budget(self) -> float:
+        """Seconds the next write transaction should aim at."""
+        ...
+
+    def limit(self) -> float | None:
+        """A transaction that can be cut is abandoned at this (`TransactionOverTime`)
+        by a storage whose lock others wait for; None: none."""
+        ...
+
+    def last_held(self) -> float | None:
+        """How long this thread's last write transaction held the lock (None: not
+        recorded here; the caller times the transaction itself)."""
+        ...
+
+
+class Claimants(Protocol):
+    """Names for indexers in the queue's claim (domain `IndexerLease`), and what such a
+    name tells: which process holds the claim, and whether it is known to be gone."""
+
+    def name(self, owner: object) -> str:
+        """A new name, unique to `owner`, that stays live while `owner` exists."""
+        ...
+
+    def gone(self, holder: str) -> bool:
+        """Whether the indexer named `holder` is known to be gone (its process ended,
+        or it was of this process and no longer exists)."""
+        ...
+
+    def describe(self, holder: str) -> str:
+        """The holder as a person reads it ("process 123")."""
+        ...
+
+
+class BatchPlanner(Protocol):
+    """Where the indexer's batches come from: the next pending markers with their rows
+    loaded and planned (domain `plan_batch`), in this process or in planning processes.
+    A planned batch is as safe later as now: the unit of work writes nothing whose
+    marker changed since it was read."""
+
+    def next(self, size: int, repo: MessageRepo, policy: MarkupPolicy) -> PlannedBatch:
+        """The next batch of up to `size` markers, its rows read from `repo` (here; a
+        planning process reads through its own) and planned under `policy` (no markers:
+        nothing is pending)."""
+        ...
+
+    def ahead(self, size: int, repo: MessageRepo, policy: MarkupPolicy) -> None:
+        """Get the batch after it ready, while no lock is held (after a batch's write,
+        before its maintenance step). Never raises: a failure is met by `next`."""
+        ...
+
+    @property
+    def planned_apart(self) -> int:
+        """Batches planned by planning processes so far."""
+        ...
+
+    @property
+    def failures(self) -> int:
+        """Times planning processes failed (their batches were planned here instead)."""
+        ...
+
+    def close(self) -> None:
+        """Stop whatever plans ahead (in-flight batches are dropped, their markers stay)."""
+        ...
+
+
 class MessageRepoOpener(Protocol):
     """How another process opens its own read-only `MessageRepo` on the same storage:
     the indexer plans backfill batches (load and project rows) in planning processes
@@ -347,3 +448,142 @@ class MessageRepoOpener(Protocol):
     values (a path, a mapping)."""
 
     def open(self) -> MessageRepo: ...
+
+
+class Embedder(Protocol):
+    """Turns text into vectors (`domain.semantic`). An adapter holds one model; it is
+    given only the redacted projection of messages and the redacted query, never a
+    host row. Whether text leaves the machine, and where, is part of its `model`."""
+
+    @property
+    def model(self) -> EmbeddingModel: ...
+
+    def embed(self, texts: Sequence[str], purpose: Purpose) -> list[bytes]:
+        """One packed unit vector (`pack_vector`, `model.dimension` values) per text, in
+        order; the same text and purpose give the same vector. An empty text gives a
+        vector too (near nothing). Raises `EmbeddingFailed` when the model cannot run
+        (a remote service that does not answer, a model file that does not load)."""
+        ...
+
+    def embed_query(self, query: MeaningQuery) -> bytes:
+        """One packed unit vector for a search: a model that sums word vectors weighs
+        the query's words by their weights; any other embeds `query.text` as `embed`
+        does with `Purpose.QUERY`. Raises `EmbeddingFailed` as `embed` does."""
+        ...
+
+    def close(self) -> None:
+        """Release what the model holds (a runtime's threads); idempotent."""
+        ...
+
+
+class VectorStore(Protocol):
+    """The vectors of an index's documents, kept beside them by the engine (derived
+    data, like the documents). The indexer's put of a document queues it for a vector
+    of the recorded model (its marker's `seq` changes each time it is put again), and
+    the removal of a document removes its vector in the same transaction.
+
+    Guarantees every store keeps (`contracts/vector_store.py`):
+    - app scope: `nearest` returns only visible documents of the app it names, and
+      never one of the excluded chat; the check is in the storage's query;
+    - deleted is deleted at once: a document the host deleted is never returned, from
+      the moment the delete commits, whether or not its vector was reclaimed yet;
+    - one model: only vectors of the recorded model are returned or counted as done;
+    - a vector is written only for the text it was made from (`write_vectors` skips a
+      task whose document was put again since it was read);
+    - every write is one short transaction of a bounded number of rows."""
+
+    def vector_model(self) -> str | None:
+        """The model identity whose vectors are kept; None while the layer is off."""
+        ...
+
+    def use_vector_model(self, identity: str | None) -> None:
+        """Record the model whose vectors are kept. A different identity from the one
+        recorded starts over: every visible document is queued again (`queue_step`),
+        and vectors of the old model are never returned (`drop_step` removes them).
+        None turns the layer off: nothing is queued, nothing returned."""
+        ...
+
+    def queue_step(self, limit: int) -> int:
+        """After a model change, queue up to `limit` more documents for a vector, in
+        one short transaction. Returns how many; 0 when every document is queued."""
+        ...
+
+    def pending_vectors(self, limit: int, *, after: MessageId | None = None) -> list[EmbedTask]:
+        """Up to `limit` queued documents, by message id (above `after`, if given)."""
+        ...
+
+    def write_vectors(
+        self, identity: str, tasks: Sequence[EmbedTask], vectors: Sequence[bytes | None]
+    ) -> int:
+        """In one short transaction, for each task whose marker is unchanged and whose
+        model is still `identity`: its vector, and the marker cleared. A task whose
+        document was put again since it was read keeps its newer marker; one given
+        None stays queued as it is (its document could not be read now). Nothing when
+        the recorded model is no longer `identity`. Returns the vectors written."""
+        ...
+
+    def drop_step(self, limit: int) -> int:
+        """Remove up to `limit` vectors that are of no use (another model's, or of a
+        document that is gone), in one short transaction; returns how many."""
+        ...
+
+    def building(self, app_id: AppId) -> bool:
+        """Whether visible documents of the app still wait for a vector of the
+        recorded model: cheap enough for every search (no count)."""
+        ...
+
+    def semantic_settings(self) -> str | None:
+        """The semantic layer's settings recorded with the index (the host's or user's
+        choice, as text), so every process that opens it uses the same; None when
+        none was recorded."""
+        ...
+
+    def record_semantic_settings(self, settings: str | None) -> None: ...
+
+    def vector_coverage(self, app_id: AppId | None) -> VectorCoverage:
+        """The vectors of the recorded model against the visible documents, of one app
+        or (None) of every app."""
+        ...
+
+    def nearest(
+        self,
+        app_id: AppId,
+        vector: bytes,
+        limit: int,
+        *,
+        exclude_chat_id: ChatId | None = None,
+        floor: float = -1.0,
+        centered: bool = False,
+    ) -> list[Similar]:
+        """Up to `limit` visible documents of the app whose vector of the recorded
+        model is nearest `vector` (cosine similarity at least `floor`), best first,
+        ties by message id. Exact: no approximation drops a nearer one.
+
+        `centered`: the query is first moved away from what every document of the app
+        shares (`domain.semantic.away_from`: the mean of the app's vectors, weighed by
+        `centering_share` of their number, is taken from it), so documents rank by
+        what sets them apart; the similarity returned is the cosine with that query.
+        The mean may lag a few writes or deletes behind."""
+        ...
+
+    def nearest_chats(
+        self,
+        app_id: AppId,
+        vector: bytes,
+        limit: int,
+        *,
+        per_chat: int,
+        mean_weight: float,
+        exclude_chat_id: ChatId | None = None,
+        floor: float = -1.0,
+        centered: bool = False,
+    ) -> list[SimilarChat]:
+        """Up to `limit` chats of the app nearest `vector` (`centered` as `nearest`),
+        each with up to `per_chat` of its best visible documents: a chat's similarity
+        is `chat_similarity` of the cosine of its visible documents' mean vector and
+        its best document's cosine. Best first, ties by chat id; at least `floor`;
+        never the excluded chat. Chats are first chosen by their mean vector among
+        the app's (a bounded number of candidates, `CHAT_CANDIDATES`), then ranked
+        exactly. A returned chat's figures count only its visible documents; a deleted
+        document is never returned, from the moment its delete commits."""
+        ...

@@ -1,4 +1,4 @@
-"""The indexer's batch budget and its background worker, without sleeps."""
+"""The indexer's pacing, batch sizes, claim and background worker, without sleeps."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,12 +15,13 @@ import attrs
 import pytest
 
 from chat_recall.adapters import bootstrap
+from chat_recall.adapters.pacing import LockPacer
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
-from chat_recall.domain.indexing import BatchSizing, HostYield
+from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.messages import Role
-from chat_recall.domain.model import Maintenance
+from chat_recall.domain.pacing import PacingRule, retry_gap
 from chat_recall.domain.ports import Clock
 
 
@@ -80,201 +82,153 @@ def test_batch_sizing_is_a_pure_policy() -> None:
     assert sizing.next_size(64, 0.020, full=True) == 64  # within budget: keep
 
 
-def _host_and_events(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host_yield: HostYield
-) -> tuple[ChatRecall, Callable[[int, int], None], list[str], Callable[[], None]]:
-    """A recall whose worker rests and maintenance steps are recorded in `events`, and a
-    host writer on its own connection (as an app has it)."""
-    from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
+def test_the_pacing_rule_bounds_a_waiting_host_write_and_keeps_the_index_moving() -> None:
+    """A writer that began waiting while we held the lock `held` seconds tries again
+    within `retry_gap(held)` of our release (SQLite's busy handler: 1, 2, 5, 10 ms...):
+    while the host writes, the rest after each transaction covers that gap, and is as
+    long as the transaction at least, so the index holds the lock at most half the time
+    and never less than its floor."""
+    assert retry_gap(0.0005) == 0.001  # tries at 0, 1 ms: the next within 1 ms
+    assert retry_gap(0.002) == 0.002  # tries at 1, 3 ms
+    assert retry_gap(0.003) == 0.002
+    assert retry_gap(0.004) == 0.005  # tries at 3, 8 ms
+    assert retry_gap(0.015) == 0.010  # tries at 8, 18 ms
+    assert retry_gap(10.0) == 0.100  # long after: every 100 ms
+    rule = PacingRule()
+    for held in (0.0005, 0.002, 0.003, 0.008, rule.limit_seconds, 0.05):
+        rest = rule.rest(held, writing=True)
+        assert rest >= held
+        assert rest >= retry_gap(held) + rule.rest_margin_seconds
+    assert rule.rest(0.010, writing=False) == rule.quiet_rest_seconds  # nobody waits
+    # past the limit even a quiet host's first write may be waiting: it is let in
+    assert rule.rest(0.020, writing=False) >= retry_gap(0.020)
+    assert rule.budget(writing=True) < rule.budget(writing=False)
+    assert 1 / 3 <= rule.writing_share_floor <= 1 / 2
+    assert rule.writing(None, since_start=0.0)  # the first look: careful
+    assert not rule.writing(None, since_start=rule.first_look_seconds)
+    assert rule.writing(rule.writing_seconds / 2, since_start=100.0)
+    assert not rule.writing(rule.writing_seconds, since_start=100.0)
 
+
+@attrs.define
+class ManualClock:
+    now: float = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_every_transaction_begins_after_the_rest_the_last_one_earned() -> None:
+    clock = ManualClock()
+    slept: list[float] = []
+    rule = PacingRule(first_look_seconds=0.0)
+    pacer = LockPacer(rule, clock=clock, sleep=slept.append)
+    pacer.begin()  # the first: nothing to wait for
+    clock.now += 0.010
+    pacer.end(0.010)
+    pacer.begin()  # at once: the quiet host's rest
+    assert slept == [pytest.approx(rule.quiet_rest_seconds)]
+    pacer.host_wrote()  # the host commits: writing from now on
+    assert pacer.writing()
+    assert pacer.budget() == rule.writing_budget_seconds
+    clock.now += 0.003
+    pacer.end(0.003)
+    clock.now += 0.001  # planning the next batch meanwhile counts towards the rest
+    pacer.begin()
+    assert slept[-1] == pytest.approx(rule.rest(0.003, writing=True) - 0.001)
+    clock.now += rule.writing_seconds + 1  # the host went quiet
+    assert not pacer.writing()
+
+
+def test_a_commit_by_the_host_sets_the_writing_pace(tmp_path: Path) -> None:
+    """The host's commits move `PRAGMA data_version` on our connection; ours do not."""
     path = tmp_path / "host.db"
     recall = bootstrap.sqlite(
-        path, create_host_schema=True, settings=IndexerSettings(host_yield=host_yield)
+        path,
+        create_host_schema=True,
+        settings=IndexerSettings(pacing=PacingRule(first_look_seconds=0.0)),
     )
-    host = sqlite3.connect(path)
-
-    def host_writes(count: int, start: int) -> None:
-        if start == 0:
-            host.execute("INSERT INTO chats(id, app_id, title, created_at) VALUES (1, 1, 't', 1)")
-        host.executemany(
-            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, 2)",
-            [(f"message {start + i}",) for i in range(count)],
-        )
-        host.commit()
-
-    events: list[str] = []
-    stopping = recall.indexer._stopping  # the worker's stop event, which rests wait on
-    monkeypatch.setattr(stopping, "wait", lambda seconds: events.append(f"rest {seconds > 0}"))
-    real_maintain = SqliteFts5IndexStore.maintain
-
-    def maintain(self: SqliteFts5IndexStore) -> object:
-        events.append("maintain")
-        return real_maintain(self)
-
-    monkeypatch.setattr(SqliteFts5IndexStore, "maintain", maintain)
-
-    def close() -> None:
-        host.close()
-        recall.close()
-
-    return recall, host_writes, events, close
-
-
-def test_while_the_host_writes_the_batch_and_the_maintenance_step_each_get_a_rest(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Back to back, a host write that waited for the batch would find the lock taken
-    again by the maintenance step; a rest between them lets it in first."""
-    every_batch = HostYield(maintain_every_seconds=0.0)
-    recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, every_batch)
-    host_writes(16, 0)
-    first = recall.indexer.run_batch()  # its first half second: small batches, short gaps
-    assert first.indexed == 16
-    assert events == ["rest True", "maintain"]  # a gap comes before maintenance
-    assert first.rest_seconds == every_batch.min_rest_seconds  # not a burst's interval
-    events.clear()
-    _quiet(recall, every_batch)
-    host_writes(1, 16)  # the host wrote since: it is active
-    second = recall.indexer.run_batch()
-    assert second.indexed == 1
-    assert events == ["rest True", "maintain"]
-    assert second.rest_seconds >= every_batch.burst_interval_seconds * 0.9
-    events.clear()
-    _quiet(recall, every_batch)
-    host_writes(1, 17)
-    recall.indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
-    waits: list[float] = []
-    monkeypatch.setattr(recall.indexer._stopping, "wait", waits.append)
-    quiet = recall.indexer.run_batch()
-    assert quiet.indexed == 1
-    assert events == ["maintain"]
-    # full speed: no rests, only a short gap between the batch and its maintenance step
-    # (back to back, a host write that arrived meanwhile would wait for both), less what
-    # looking for the next batch took in it
-    (gap,) = waits
-    assert 0 < gap <= every_batch.gap_seconds
-    assert quiet.rest_seconds == 0
-    close()
-
-
-@pytest.mark.parametrize(("step_gaps", "gaps_after"), [(0.5, 0), (3.0, 1)])
-def test_on_a_quiet_host_a_maintenance_step_that_held_the_lock_gets_a_gap_after_it(
-    monkeypatch: pytest.MonkeyPatch, step_gaps: float, gaps_after: int
-) -> None:
-    """Back to back with the next batch, a host write that arrived during a step whose
-    last transaction was long (a merge with work to do) would meet both: such a step is
-    followed by a gap, as a batch is. One that held the lock briefly or not at all (a
-    merge with nothing to do; tantivy's documents applied outside the lock) is not,
-    however long the step took."""
-    polite = HostYield(quiet_seconds=0.0)
-    clock = SteppingClock(step=0.0)
-    settings = IndexerSettings(host_yield=polite)
-    recall = bootstrap.in_memory(settings=settings, overrides={Clock: clock})
+    pacer = recall.index.database.pacer  # type: ignore[attr-defined]
     chat_id = recall.host.create_chat(1, "c", 1)
-    recall.host.add_message(chat_id, Role.USER, "message", 2)
-    indexer = recall.indexer
-    indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
-    store = type(indexer.index)
-    real_maintain = store.maintain
-
-    def maintain(self: object) -> Maintenance:
-        done = real_maintain(self)  # type: ignore[arg-type]
-        clock.ticks += polite.gap_seconds * 10  # a long step, whatever it held
-        return attrs.evolve(done, held_seconds=polite.gap_seconds * step_gaps)
-
-    monkeypatch.setattr(store, "maintain", maintain)
-    waits: list[tuple[str, float]] = []
-    monkeypatch.setattr(indexer._stopping, "wait", lambda seconds: waits.append(("wait", seconds)))
-    report = indexer.run_batch()
-    assert report.indexed == 1
-    # the gap between the batch and the step; then one after a long step
-    assert [seconds for _, seconds in waits] == [polite.gap_seconds] * (1 + gaps_after)
-    assert report.rest_seconds == 0
+    recall.host.add_message(chat_id, Role.USER, "our own", 2)
+    recall.indexer.run_until_idle()
+    assert not pacer.writing()
+    host = sqlite3.connect(path)
+    with host:
+        host.execute(
+            "INSERT INTO messages(chat_id, role, content) VALUES (?, 'user', 'x')", (chat_id,)
+        )
+    host.close()
+    recall.indexer.run_until_idle()
+    assert pacer.writing()
+    recall.close()
 
 
-def _quiet(recall: ChatRecall, polite: HostYield) -> None:
-    """As if the indexer began, and the host last wrote, long ago."""
-    indexer = recall.indexer
-    indexer._host_since = indexer._host_wrote_at = -polite.quiet_seconds * 10
-
-
-def test_while_the_host_writes_maintenance_waits_for_its_interval_and_for_quiet(
+def test_while_the_host_writes_a_batch_sizes_itself_to_the_writing_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The maintenance step is a transaction of its own: while the host writes it runs at
-    most once per `maintain_every_seconds`; when the host is quiet, after every batch."""
-    polite = HostYield(maintain_every_seconds=3600.0)
-    recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, polite)
-    host_writes(16, 0)
-    assert not recall.indexer.run_batch().maintenance_deferred
-    assert events == ["rest True", "maintain"]  # the first batch maintains: none ran yet
-    events.clear()
-    host_writes(1, 16)  # active, and the last step was just now
-    deferred = recall.indexer.run_batch()
-    assert deferred.indexed == 1
-    assert deferred.maintenance_deferred
-    assert events == []  # no maintenance, and the batch's rest is the report's
-    assert deferred.rest_seconds >= polite.min_rest_seconds
-    _quiet(recall, polite)  # the host goes quiet: the next batch maintains, with no rest
-    quiet = recall.indexer.run_batch()
-    assert events == ["maintain"]
-    assert not quiet.maintenance_deferred
-    assert quiet.rest_seconds == 0  # and having written nothing, nothing to rest for
-    close()
-
-
-def test_while_the_host_writes_a_batch_sizes_itself_to_its_transaction_target(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A host write that meets one of our transactions waits for it, plus its busy
-    handler's sleeps (1, 2, 5, 10 ms...): while the host writes, the batch's size adapts to
-    the length of its transaction (`HostYield.transaction_seconds`), not of the whole
-    batch, and never exceeds `batch_cap`."""
-    slow = HostYield(
-        quiet_seconds=3600.0, transaction_seconds=1e-9, first_size=16, maintain_every_seconds=3600.0
-    )
-    recall, host_writes, _, close = _host_and_events(tmp_path, monkeypatch, slow)
-    host_writes(100, 0)
-    # before it can tell whether the host writes: sized to the target too
-    assert recall.indexer.run_batch().batch_size == 16
-    _quiet(recall, slow)
-    host_writes(1, 100)  # the host writes
-    assert recall.indexer.run_batch().batch_size == 8  # that took longer than the target
-    assert recall.indexer.run_batch().batch_size == 4
-    _quiet(recall, slow)
-    recall.indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
-    assert recall.indexer.run_batch().batch_size == 64  # full speed: the usual sizing
-    close()
-    fast = HostYield(quiet_seconds=3600.0, transaction_seconds=60.0, first_size=4, batch_cap=8)
-    (tmp_path / "fast").mkdir()
-    recall, host_writes, _, close = _host_and_events(tmp_path / "fast", monkeypatch, fast)
-    host_writes(100, 0)
+    """A host write that meets one of our transactions waits for it: while the host
+    writes, parts are sized to the writing budget (a quarter of the quiet one), shrink
+    while they take longer, and a quiet host gets the quiet size back."""
+    rule = PacingRule(first_look_seconds=0.0)
+    recall, host = _recall_and_host(tmp_path, IndexerSettings(pacing=rule))
+    pacer = recall.index.database.pacer  # type: ignore[attr-defined]
+    clock = ManualClock(time.monotonic())  # on from the pacer's own
+    pacer.clock = clock
+    host(200)  # the host writes: seen at the next transaction
+    quiet_size = BatchSizing().initial
+    writing_size = BatchSizing().at(rule.writing_budget_seconds).initial
+    assert writing_size == quiet_size // 4
+    within = rule.writing_budget_seconds * 0.75  # neither over budget nor under half
+    monkeypatch.setattr(pacer, "last_held", lambda: within)
+    first = recall.indexer.run_batch()
+    assert first.batch_size == quiet_size  # a batch is planned whole, and written in parts
+    assert first.indexed == quiet_size
+    assert recall.indexer.batch_size == writing_size
+    monkeypatch.setattr(pacer, "last_held", lambda: 1.0)  # every transaction takes long
     recall.indexer.run_batch()
-    _quiet(recall, fast)
-    host_writes(1, 100)
-    sizes = [recall.indexer.run_batch().batch_size for _ in range(2)]
-    assert sizes == [8, 8]  # well under the target: doubled, up to the cap
-    close()
+    assert recall.indexer.batch_size == 1  # halved part after part
+    clock.now += rule.writing_seconds  # the host went quiet
+    assert recall.indexer.batch_size == quiet_size
+    recall.close()
 
 
-def test_host_yield_rests_for_its_duty_and_keeps_up_with_a_writing_host() -> None:
-    polite = HostYield(duty=0.02, min_rest_seconds=0.005, batch_cap=64, burst_interval_seconds=0.5)
-    assert polite.rest(0.010, active=False) == 0.0
-    assert polite.rest(0.010, active=True) == pytest.approx(0.49)  # 10 ms of every 500
-    assert polite.rest(0.0, active=True) == 0.005  # never less than a writer's next try
-    assert polite.rest(0.001, active=True, since_burst=0.1) == pytest.approx(0.4)  # the interval
-    assert polite.rest(0.020, active=True, since_burst=0.1) == pytest.approx(0.98)  # the duty
-    # a batch that waited a second for a host transaction: not 49 seconds of rest
-    assert polite.rest(1.03, active=True, since_burst=1.03) == polite.max_rest_seconds == 1.0
-    assert polite.rest(0.001, active=False, since_burst=0.1) == 0.0
-    # an indexer's first half second (not yet known whether the host writes): short gaps
-    assert polite.rest(0.020, active=True, writing=False, since_burst=0.1) == 0.005
-    assert polite.sizing().maximum == 64
-    assert polite.sizing().budget_seconds == polite.transaction_seconds
-    assert polite.maintains(None, writing=True)
-    assert polite.maintains(0.1, writing=False)
-    assert not polite.maintains(0.1, writing=True)
-    assert polite.maintains(polite.maintain_every_seconds, writing=True)
+def _recall_and_host(
+    tmp_path: Path, settings: IndexerSettings
+) -> tuple[ChatRecall, Callable[[int], None]]:
+    """A recall and a host that writes on its own connection, as an app does."""
+    path = tmp_path / "host.db"
+    recall = bootstrap.sqlite(path, create_host_schema=True, settings=settings)
+
+    def host(count: int) -> None:
+        connection = sqlite3.connect(path)
+        with connection:
+            connection.execute(
+                "INSERT OR IGNORE INTO chats(id, app_id, title, created_at) VALUES (1, 1, 't', 1)"
+            )
+            connection.executemany(
+                "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, 2)",
+                [(f"message {i}",) for i in range(count)],
+            )
+        connection.close()
+
+    return recall, host
+
+
+def test_the_idle_worker_finds_host_writes_nobody_told_it_of(tmp_path: Path) -> None:
+    """A host in another process cannot call `notify()`: the idle worker looks at
+    `DirtyQueue.host_writes` every `watch_seconds`, and indexes what it finds."""
+    settings = IndexerSettings(watch_seconds=0.01, poll_interval_seconds=3600)
+    recall, host = _recall_and_host(tmp_path, settings)
+    recall.start()
+    assert recall.indexer.wait_until_idle(timeout=30)
+    host(3)  # no notify()
+    deadline = time.monotonic() + 30
+    while not recall.dirty.backlog().is_empty and time.monotonic() < deadline:
+        recall.indexer.wait_until_idle(timeout=0.05)
+    assert recall.dirty.backlog().is_empty
+    assert len(recall.index.document_ids(1)) == 3  # type: ignore[arg-type]
+    recall.close()
 
 
 def _two_recalls(tmp_path: Path) -> tuple[ChatRecall, ChatRecall, sqlite3.Connection]:
@@ -392,65 +346,69 @@ def test_index_from_the_terminal_says_it_waits_for_the_apps_indexer(tmp_path: Pa
     host.close()
 
 
-def test_on_a_quiet_host_the_gap_reads_the_next_batch_which_then_uses_it(
+def test_the_next_batch_is_read_before_the_maintenance_step_and_then_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The gap between a batch and its maintenance step needs no lock: the indexer reads
-    the next batch's markers and rows in it (instead of idling), and that batch plans
-    from them. The gap still lasts `gap_seconds` at least."""
+    """Between a batch's write and its maintenance step no lock is needed, and the pacer
+    rests anyway: the indexer reads the next batch's markers and rows in it, and that
+    batch plans from them."""
+    from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
     from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
 
-    polite = HostYield(quiet_seconds=0.0)  # quiet from the start
-    recall, host_writes, events, close = _host_and_events(tmp_path, monkeypatch, polite)
-    host_writes(100, 0)
-    recall.indexer._host_writes = recall.dirty.host_writes()  # seen: the host is quiet
-    real_rows = SqliteMessageRepo.source_rows
+    quiet = PacingRule(first_look_seconds=0.0, writing_seconds=0.0)  # never taken as writing
+    recall, host = _recall_and_host(tmp_path, IndexerSettings(pacing=quiet))
+    pacer = recall.index.database.pacer  # type: ignore[attr-defined]
+    within = quiet.quiet_budget_seconds * 0.75  # the size stays, however loaded the machine
+    monkeypatch.setattr(pacer, "last_held", lambda: within)
+    host(100)
+    events: list[str] = []
+    real_rows, real_maintain = SqliteMessageRepo.source_rows, SqliteFts5IndexStore.maintain
 
     def source_rows(self: SqliteMessageRepo, ids: list[int]) -> object:
         events.append(f"rows {len(ids)}")
         return real_rows(self, ids)  # type: ignore[arg-type]
 
+    def maintain(self: SqliteFts5IndexStore) -> object:
+        events.append("maintain")
+        return real_maintain(self)
+
     monkeypatch.setattr(SqliteMessageRepo, "source_rows", source_rows)
-    clock = SteppingClock(step=0.0005)
-    recall.indexer.clock = clock
-    waits: list[float] = []
-    monkeypatch.setattr(recall.indexer._stopping, "wait", waits.append)
+    monkeypatch.setattr(SqliteFts5IndexStore, "maintain", maintain)
     first = recall.indexer.run_batch()
     rest = 100 - first.indexed
-    assert rest < recall.indexer.batch_size  # the next batch takes the rest
-    # its own rows, then in the gap the next batch's, then the maintenance step
+    assert 0 < rest <= recall.indexer.batch_size  # the next batch takes the rest
+    # its own rows, then the next batch's, then the maintenance step
     assert events == [f"rows {first.indexed}", f"rows {rest}", "maintain"]
-    (gap,) = waits
-    assert gap == pytest.approx(polite.gap_seconds - clock.step)  # less the reading (1 step)
     events.clear()
     second = recall.indexer.run_batch()
     assert second.indexed == rest
-    assert not any(event.startswith("rows") for event in events)  # from the rows read ahead
+    assert second.drained
+    assert not any(event.startswith("rows") for event in events[:1])  # from the rows read
     recall.indexer.run_until_idle()
     assert len(recall.index.document_ids(1)) == 100  # type: ignore[arg-type]
-    close()
+    recall.close()
 
 
 def test_rows_changed_after_they_were_read_ahead_are_indexed_as_they_are_now(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    polite = HostYield(quiet_seconds=0.0)
-    recall, host_writes, _, close = _host_and_events(tmp_path, monkeypatch, polite)
-    host_writes(100, 0)
-    recall.indexer._host_writes = recall.dirty.host_writes()
+    settings = IndexerSettings(pacing=PacingRule(first_look_seconds=0.0))
+    recall, host = _recall_and_host(tmp_path, settings)
+    host(100)
     recall.indexer.run_batch()  # and the next batch read ahead
-    ahead = recall.indexer._read_ahead
+    ahead = recall.indexer.planner._read  # type: ignore[attr-defined]
     assert ahead is not None
     changed, deleted = ahead.markers[0].id, ahead.markers[1].id
-    host = sqlite3.connect(tmp_path / "host.db")
-    with host:
-        host.execute("UPDATE messages SET content = 'rewritten words' WHERE id = ?", (changed,))
-        host.execute("DELETE FROM messages WHERE id = ?", (deleted,))
-    host.close()
-    recall.indexer._host_writes = recall.dirty.host_writes()  # still quiet: the ahead is used
+    connection = sqlite3.connect(tmp_path / "host.db")
+    with connection:
+        connection.execute(
+            "UPDATE messages SET content = 'rewritten words' WHERE id = ?", (changed,)
+        )
+        connection.execute("DELETE FROM messages WHERE id = ?", (deleted,))
+    connection.close()
     recall.indexer.run_until_idle()
     (document,) = recall.index.documents(1, [changed])  # type: ignore[arg-type]
     assert document.body == "rewritten words"
     assert recall.index.documents(1, [deleted]) == []  # type: ignore[arg-type]
     assert len(recall.index.document_ids(1)) == 99  # type: ignore[arg-type]
-    close()
+    recall.close()

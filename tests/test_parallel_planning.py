@@ -27,25 +27,25 @@ import pytest
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.cli.main import main
 from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.planning.processes import (
+    IN_FLIGHT_PER_PROCESS,
+    PlanningFailed,
+    ProcessPlanning,
+)
+from chat_recall.adapters.planning.worker import plan
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
 from chat_recall.application import planning as planning_module
-from chat_recall.application.indexer import Indexer, IndexerSettings
-from chat_recall.application.planning import (
-    IN_FLIGHT_PER_PROCESS,
-    BatchPlanning,
-    PlannedBatch,
-    PlanningFailed,
-    PlanningSettings,
-)
-from chat_recall.application.planning_worker import plan
+from chat_recall.application.indexer import IndexerSettings
+from chat_recall.application.planning import InProcessPlanning, PlanningSettings, Turns
 from chat_recall.application.service import ChatRecall
 from chat_recall.domain.errors import StorageBusy
 from chat_recall.domain.host_values import UnreadableReason
-from chat_recall.domain.indexing import BatchSizing, HostYield
+from chat_recall.domain.indexing import BatchSizing, PlannedBatch
 from chat_recall.domain.messages import Role
-from chat_recall.domain.model import Maintenance, MessageId, MessageMarker
-from chat_recall.domain.ports import Clock, MessageRepo
+from chat_recall.domain.model import AppId, Maintenance, MessageId, MessageMarker
+from chat_recall.domain.pacing import PacingRule
+from chat_recall.domain.ports import MessageRepo
 from chat_recall.domain.projection import MarkupPolicy
 from tests.benchmarks.fixture import generate
 
@@ -104,7 +104,7 @@ class Harness:
     ids: list[int]
     workers: list[InlineWorker] = attrs.field(factory=list)
 
-    def planning(self, processes: int = 1, min_backlog: int = 1) -> BatchPlanning:
+    def planning(self, processes: int = 1, min_backlog: int = 1) -> Planning:
         recall = self.recall
 
         def start(_opener: object, policy: MarkupPolicy) -> InlineWorker:
@@ -112,13 +112,17 @@ class Harness:
             self.workers.append(worker)
             return worker
 
-        return BatchPlanning(
-            recall.dirty,
-            recall.repo,
-            recall.policy,
-            PlanningSettings(processes=processes, min_backlog=min_backlog),
-            InlineOpener(recall.repo),
-            start,
+        here = InProcessPlanning(recall.dirty, recall.clock, Turns.of(PacingRule()))
+        return Planning(
+            ProcessPlanning(
+                here,
+                recall.dirty,
+                recall.clock,
+                PlanningSettings(processes=processes, min_backlog=min_backlog),
+                InlineOpener(recall.repo),
+                start,
+            ),
+            recall,
         )
 
     def write(self, planned: PlannedBatch) -> None:
@@ -130,6 +134,21 @@ class Harness:
 
     def pending(self) -> set[int]:
         return {marker.id for marker in self.recall.dirty.pending_messages(1000)}
+
+
+@attrs.define
+class Planning:
+    """The planner as the indexer asks it, with the facade's repo and policy."""
+
+    planner: ProcessPlanning
+    recall: ChatRecall
+
+    def next(self, size: int) -> PlannedBatch | None:
+        """The next batch planned apart; None once the planner would plan it here."""
+        return self.planner.apart(size, self.recall.repo, self.recall.policy)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.planner, name)
 
 
 @pytest.fixture
@@ -154,7 +173,7 @@ def test_batches_are_handed_out_past_the_ones_in_flight_and_the_pool_closes_at_t
 ) -> None:
     planning = harness.planning()
     seen: list[list[int]] = []
-    while (planned := planning.next(4, careful=False)) is not None:
+    while (planned := planning.next(4)) is not None:
         seen.append(batch_ids(planned))
         harness.write(planned)
     assert seen == [harness.ids[0:4], harness.ids[4:8], harness.ids[8:12]]
@@ -170,7 +189,7 @@ def test_rows_changed_or_deleted_while_their_batch_is_in_flight_are_never_writte
 ) -> None:
     recall = harness.recall
     planning = harness.planning()
-    first = planning.next(4, careful=False)
+    first = planning.next(4)
     changed, deleted = harness.ids[5], harness.ids[9]  # both in batches in flight
     assert [changed in sent or deleted in sent for sent in harness.workers[0].sent[1:]] == [
         True,
@@ -180,7 +199,7 @@ def test_rows_changed_or_deleted_while_their_batch_is_in_flight_are_never_writte
     recall.host.delete_message(MessageId(deleted))
     assert first is not None
     harness.write(first)
-    while (planned := planning.next(4, careful=False)) is not None:
+    while (planned := planning.next(4)) is not None:
         harness.write(planned)
     # its batch found its marker set again and left it; it was handed out once more
     sent = [message_id for batch in harness.workers[0].sent for message_id in batch]
@@ -193,35 +212,23 @@ def test_rows_changed_or_deleted_while_their_batch_is_in_flight_are_never_writte
     assert set(recall.index.document_ids(1)) == set(harness.ids) - {deleted}
 
 
-def test_while_the_host_writes_batches_in_flight_are_dropped_and_their_markers_stay(
-    harness: Harness,
-) -> None:
-    planning = harness.planning()
-    first = planning.next(4, careful=False)
-    assert first is not None
-    harness.write(first)
-    assert planning.next(4, careful=True) is None  # planned here, small, in turn
-    assert harness.pending() == set(harness.ids[4:])
-    assert batch_ids(planning.next(4, careful=False)) == harness.ids[4:8]
-
-
 def test_a_small_backlog_is_planned_in_process(harness: Harness) -> None:
     planning = harness.planning(min_backlog=13)
-    assert planning.next(4, careful=False) is None
+    assert planning.next(4) is None
     assert harness.workers == []
 
 
 def test_while_the_processes_are_busy_this_process_plans_the_next_batch() -> None:
     harness = many(40)
     planning = harness.planning()
-    first = planning.next(4, careful=False)
+    first = planning.next(4)
     assert first is not None
-    assert not first.here
+    assert planning.planned_here == 0
     harness.write(first)
     harness.workers[0].busy = True
-    stolen = planning.next(4, careful=False)
+    stolen = planning.next(4)
     assert stolen is not None
-    assert stolen.here
+    assert planning.planned_here == 1
     ahead = 4 + 4 * IN_FLIGHT_PER_PROCESS  # the batch written, then those in flight
     assert batch_ids(stolen) == harness.ids[ahead : ahead + 4]
     assert planning.planned_here == 1
@@ -239,7 +246,7 @@ def test_busy_processes_never_hand_the_same_marker_out_twice() -> None:
     planning = harness.planning()
     seen: list[int] = []
     busy = False
-    while (planned := planning.next(4, careful=False)) is not None:
+    while (planned := planning.next(4)) is not None:
         seen.extend(batch_ids(planned))
         harness.write(planned)
         busy = not busy
@@ -253,11 +260,11 @@ def test_a_failing_process_falls_back_to_planning_here_and_keeps_every_marker(
     harness: Harness,
 ) -> None:
     planning = harness.planning()
-    first = planning.next(4, careful=False)
+    first = planning.next(4)
     assert first is not None
     harness.write(first)
     harness.workers[0].reply = PlanningFailed("the planning process ended")
-    assert planning.next(4, careful=False) is None
+    assert planning.next(4) is None
     assert (planning.failures, planning.available, planning.processes) == (1, False, 0)
     assert harness.pending() == set(harness.ids[4:])
     harness.recall.indexer.run_until_idle()
@@ -266,23 +273,23 @@ def test_a_failing_process_falls_back_to_planning_here_and_keeps_every_marker(
 
 def test_a_systemic_error_of_a_process_is_raised_and_the_pool_stays(harness: Harness) -> None:
     planning = harness.planning()
-    first = planning.next(4, careful=False)
+    first = planning.next(4)
     assert first is not None
     harness.write(first)
     harness.workers[0].reply = (("error", StorageBusy("database is locked")), 0.0)
     with pytest.raises(StorageBusy):
-        planning.next(4, careful=False)
+        planning.next(4)
     harness.workers[0].reply = None
     assert planning.available
     assert harness.pending() == set(harness.ids[4:])
-    assert batch_ids(planning.next(4, careful=False)) == harness.ids[4:8]
+    assert batch_ids(planning.next(4)) == harness.ids[4:8]
 
 
 # -- real planning processes, end to end on SQLite files ----------------------------------
 
 PARALLEL = IndexerSettings(
     sizing=BatchSizing(initial=16, minimum=1, maximum=32),
-    host_yield=HostYield(quiet_seconds=0.0),  # quiet from the start: no careful phase
+    pacing=PacingRule(first_look_seconds=0.0),  # quiet from the start
     planning=PlanningSettings(processes=1, min_backlog=1),
 )
 IN_PROCESS = attrs.evolve(PARALLEL, planning=PlanningSettings(processes=0))
@@ -328,7 +335,7 @@ def snapshot(recall: ChatRecall) -> tuple[object, ...]:
 def in_process(history: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[object, ...]:
     with opened(history, tmp_path_factory.mktemp("in_process"), IN_PROCESS) as recall:
         recall.indexer.run_until_idle()
-        assert recall.indexer.planning.processes == 0
+        assert isinstance(recall.indexer.planner, InProcessPlanning)  # no processes
         return snapshot(recall)
 
 
@@ -337,7 +344,7 @@ def test_a_parallel_backfill_builds_the_same_index_and_quarantines_the_same_rows
 ) -> None:
     with opened(history, tmp_path, PARALLEL) as recall:
         recall.indexer.run_until_idle()
-        planning = recall.indexer.planning
+        planning = recall.indexer.planner
         assert planning.planned_apart > 0
         assert planning.failures == 0
         assert planning.processes == 0  # stopped once the backlog was drained
@@ -353,7 +360,7 @@ def test_a_planning_process_that_dies_falls_back_without_losing_a_marker(
     history: Path, tmp_path: Path, in_process: tuple[object, ...]
 ) -> None:
     with opened(history, tmp_path, PARALLEL) as recall:
-        planning = recall.indexer.planning
+        planning = recall.indexer.planner
         while planning.processes == 0:
             recall.indexer.run_batch()
         for pid in planning.process_ids:
@@ -372,7 +379,7 @@ def test_a_planning_process_that_cannot_start_falls_back(
     monkeypatch.setattr(sys, "executable", shutil.which("false") or "/bin/false")
     with opened(history, tmp_path, PARALLEL) as recall:
         recall.indexer.run_until_idle()
-        planning = recall.indexer.planning
+        planning = recall.indexer.planner
         assert (planning.failures, planning.planned_apart, planning.processes) == (1, 0, 0)
         assert snapshot(recall) == in_process
 
@@ -389,7 +396,7 @@ def test_the_next_planned_batch_is_taken_in_the_gap_after_each_write(
     thread slept 2 ms before the maintenance step."""
     events: list[str] = []
     transaction = SqliteIndexUnitOfWork.transaction
-    take, maintain = BatchPlanning.next, SqliteFts5IndexStore.maintain
+    take, maintain = ProcessPlanning.apart, SqliteFts5IndexStore.maintain
 
     @contextlib.contextmanager
     def writing(self: SqliteIndexUnitOfWork, **limits: Any) -> Iterator[Any]:
@@ -397,20 +404,22 @@ def test_the_next_planned_batch_is_taken_in_the_gap_after_each_write(
             yield writer
         events.append("w")
 
-    def taking(self: BatchPlanning, size: int, *, careful: bool) -> PlannedBatch | None:
+    def taking(
+        self: ProcessPlanning, size: int, repo: MessageRepo, policy: MarkupPolicy
+    ) -> PlannedBatch | None:
         events.append("t")
-        return take(self, size, careful=careful)
+        return take(self, size, repo, policy)
 
     def maintaining(self: SqliteFts5IndexStore) -> Maintenance:
         events.append("m")
         return maintain(self)
 
     monkeypatch.setattr(SqliteIndexUnitOfWork, "transaction", writing)
-    monkeypatch.setattr(BatchPlanning, "next", taking)
+    monkeypatch.setattr(ProcessPlanning, "apart", taking)
     monkeypatch.setattr(SqliteFts5IndexStore, "maintain", maintaining)
     with opened(history, tmp_path, PARALLEL) as recall:
         recall.indexer.run_until_idle()
-        assert recall.indexer.planning.planned_apart >= 1
+        assert recall.indexer.planner.planned_apart >= 1
         assert snapshot(recall) == in_process
     assert "wtmwtmwtm" in "".join(events)  # not "twmtwm": taken before each write
 
@@ -423,39 +432,38 @@ class ManualClock:
         return self.now
 
 
-def test_a_batch_taken_ahead_is_dropped_when_the_host_writes(
+def test_batches_planned_apart_while_the_host_writes_are_written_in_its_parts(
     history: Path, tmp_path: Path, in_process: tuple[object, ...]
 ) -> None:
-    """While the host writes, batches are planned in turn, small and careful
-    (`HostYield`): the batch taken in the quiet gap before is dropped (a batch
-    planned ahead would say how long its planning took), its markers stay."""
-    clock = ManualClock()
-    settings = attrs.evolve(PARALLEL, host_yield=HostYield(quiet_seconds=0.5))
+    """A host write switches the pace to the writing host's: the batches planned
+    apart meanwhile are written in the smaller parts its budget allows, and a row the
+    host changed after its batch was planned is indexed as it is now."""
     copy = tmp_path / "copy.db"
     shutil.copy(history, copy)
-    with bootstrap.sqlite(copy, settings=settings, overrides={Clock: clock}) as recall:
-        recall.indexer.run_batch()  # the indexer's first half second: careful
-        clock.now += 1.0
-        planning = recall.indexer.planning
+    with bootstrap.sqlite(copy, settings=PARALLEL) as recall:
+        planning = recall.indexer.planner
         while planning.planned_apart == 0:
             recall.indexer.run_batch()
         host = sqlite3.connect(copy)  # another connection: the host writes
         with host:
-            host.execute("UPDATE messages SET content = content || ' edited' WHERE id = 1")
+            host.execute("UPDATE messages SET content = 'edited words' WHERE id = 1")
         host.close()
         report = recall.indexer.run_batch()
         assert report.indexed > 0
-        assert report.planned_ahead_seconds == 0.0
-        clock.now += 1.0
+        pacer = recall.index.database.pacer  # type: ignore[attr-defined]
+        assert pacer.writing()
+        assert recall.indexer.batch_size < report.batch_size  # its parts: the writing size
         recall.indexer.run_until_idle()
+        (document,) = recall.index.documents(AppId(1), [MessageId(1)])
         documents, quarantined = snapshot(recall)
+    assert document.body == "edited words"
     assert quarantined == in_process[1]
     assert [len(app) for app in documents] == [len(app) for app in in_process[0]]  # type: ignore[attr-defined]
 
 
 def test_closing_the_facade_ends_the_planning_processes(history: Path, tmp_path: Path) -> None:
     recall = opened(history, tmp_path, PARALLEL)
-    planning = recall.indexer.planning
+    planning = recall.indexer.planner
     recall.indexer.run_batch()
     pids = planning.process_ids
     assert pids
@@ -474,7 +482,7 @@ def test_planning_processes_end_when_their_parent_is_killed(history: Path, tmp_p
         from tests.test_parallel_planning import PARALLEL
         recall = bootstrap.sqlite({str(copy)!r}, settings=PARALLEL)
         recall.indexer.run_batch()
-        print(*recall.indexer.planning.process_ids, flush=True)
+        print(*recall.indexer.planner.process_ids, flush=True)
         sys.stdin.read()  # until killed
         """
     )
@@ -546,12 +554,8 @@ def longer_in_process(
 @pytest.fixture
 def small_backlogs_planned_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's default planning, but started for any backlog (the history here is a
-    few thousand messages; the default waits for 5,000), and a host quiet from the
-    start: an indexer plans in its own process in its first half second
-    (`HostYield.quiet_seconds`), and on a quiet day this machine indexed the whole
-    history within it."""
+    few thousand messages; the default waits for 5,000)."""
     own = PlanningSettings.for_own_process
-    monkeypatch.setattr(Indexer, "_host_activity", lambda self, now: (False, False))
     monkeypatch.setattr(planning_module, "usable_cpus", lambda: 2)
     monkeypatch.setattr(
         PlanningSettings,

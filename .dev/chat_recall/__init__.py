@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from chat_recall.adapters.bootstrap import custom, in_memory, postgres, sqlite
     from chat_recall.adapters.engines import Engine
     from chat_recall.adapters.memory.database import InMemoryDatabase
+    from chat_recall.adapters.semantic import Semantic
     from chat_recall.adapters.sqlite.schema import HostSchema
     from chat_recall.application.indexer import IndexerSettings
     from chat_recall.application.planning import PlanningSettings
@@ -72,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "custom": "chat_recall.adapters.bootstrap",
     "Engine": "chat_recall.adapters.engines",
     "InMemoryDatabase": "chat_recall.adapters.memory.database",
+    "Semantic": "chat_recall.adapters.semantic",
     "HostSchema": "chat_recall.adapters.sqlite.schema",
     "IndexerSettings": "chat_recall.application.indexer",
     "PlanningSettings": "chat_recall.application.planning",
@@ -147,6 +149,7 @@ __all__ = [
     "SchemaMismatch",
     "SearchChatsOutput",
     "SecretRule",
+    "Semantic",
     "StorageBusy",
     "StorageDamaged",
     "StorageError",

@@ -13,6 +13,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+import attrs
+
 from chat_recall.adapters.sqlite.database import require_existing
 from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.domain.errors import InvalidArguments
@@ -107,3 +109,57 @@ def recorded_engine(arguments: argparse.Namespace) -> Engine | None:
     recorded)."""
     engine: Engine | None = admin(arguments).recorded_engine(target(arguments), schema(arguments))
     return engine
+
+
+def apply_semantic(arguments: argparse.Namespace) -> str | None:
+    """Record the --semantic choice with the index (None when none was given): a
+    remote one only after the user agreed to its disclosure (asked on a terminal, or
+    --yes). Turning it on queues every message for a vector (`chat-recall index`
+    makes them); off drops them now, in short transactions. Returns what to print."""
+    import sys
+
+    from chat_recall.adapters import bootstrap
+    from chat_recall.adapters.semantic import Semantic
+
+    kind = getattr(arguments, "semantic", None)
+    if kind is None:
+        return None
+    if kind == "off":
+        semantic = Semantic.off()
+    elif kind == "local":
+        semantic = Semantic.local(arguments.embedding_model_dir)
+    else:
+        if not arguments.embedding_url or not arguments.embedding_model:
+            raise InvalidArguments(
+                "--semantic openai-compatible needs --embedding-url and --embedding-model"
+            )
+        semantic = Semantic.openai_compatible(
+            arguments.embedding_url,
+            arguments.embedding_model,
+            api_key_variable=arguments.embedding_api_key_env,
+        )
+        print(semantic.disclosure())
+        agreed = arguments.yes
+        if not agreed and sys.stdin.isatty():
+            agreed = input("Send this text there? [y/N] ").strip().lower() in ("y", "yes")
+        if not agreed:
+            raise InvalidArguments(
+                "semantic search was not turned on: it needs your agreement to the "
+                "disclosure above (answer y, or pass --yes)"
+            )
+        semantic = attrs.evolve(semantic, consented_to=semantic.destination)
+    if is_postgres(arguments):
+        recall = bootstrap.postgres(str(arguments.db), schema=schema(arguments), semantic=semantic)
+    else:
+        recall = bootstrap.sqlite(path(arguments), schema=schema(arguments), semantic=semantic)
+    with recall:
+        if not semantic.enabled:
+            return "semantic search: off (its vectors dropped)"
+        embedding = recall.indexer.embedding
+        assert embedding is not None
+        embedding.prepare()  # loads the model now: a missing extra is said here
+        coverage = recall.vectors.vector_coverage(None)
+    return (
+        f"semantic search: {coverage.model}; {coverage.pending:,} messages to embed "
+        "(run: chat-recall index)"
+    )

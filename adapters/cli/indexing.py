@@ -1,7 +1,17 @@
-"""Run the indexer to the end in the foreground, with honest progress: the count is the
-messages processed so far, the total is that plus what is still pending (recounted
-every second, estimated in between), so the bar never passes 100% and an empty backlog
-shows no bar at all."""
+"""Run the indexer in the foreground until it has caught up, with honest progress: the
+count is the messages processed so far, the total is that plus what is still pending
+(recounted every second, estimated in between), so the bar never passes 100% and an
+empty backlog shows no bar at all.
+
+A command ends once it has caught up with what was pending when it started: at the
+first batch that took every marker pending when it read them (`BatchReport.drained`),
+however fast the host writes meanwhile; what arrives after that is the app's own
+indexer's (or the next command's). A host that writes faster than the command can index
+keeps it going until it has processed as many messages again as were pending at its
+start (with the messages of the chats it expanded; at least `ARRIVALS_AT_LEAST`), no
+longer. While another indexer holds the queue,
+the command waits until that one has caught up with what was pending at its start.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +21,12 @@ from collections.abc import Callable
 import attrs
 
 from chat_recall.adapters.cli.progress import Reporter
+from chat_recall.application.indexer import BatchReport
 from chat_recall.application.service import ChatRecall
 from chat_recall.domain.wording import counted
 
 RECOUNT_SECONDS = 1.0
+ARRIVALS_AT_LEAST = 1_000
 
 
 @attrs.frozen
@@ -31,63 +43,116 @@ class DrainReport:
     # (their batches were planned in this process instead)
     planned_apart: int = 0
     planning_failures: int = 0
+    embedded: int = 0  # vectors made by the semantic layer
+    left: int = 0  # messages pending at the end: they arrived while the command ran
+    # the host wrote faster than the command indexed: it stopped at its bound
+    outpaced: bool = False
+    waited_for: str | None = None  # another indexer did the work meanwhile
 
     @property
     def nothing_to_do(self) -> bool:
-        return not (self.indexed or self.deleted or self.purged)
+        return not (self.indexed or self.deleted or self.purged or self.embedded)
+
+
+@attrs.define
+class _Tally:
+    work: int  # pending at the start, and the messages of the chats expanded since
+    indexed: int = 0
+    deleted: int = 0
+    purged: int = 0
+    batches: int = 0
+    longest: float = 0.0
+    waited_for: str | None = None
+    embedded: int = 0
+
+    def add(self, report: BatchReport) -> None:
+        self.work += report.expanded_messages  # a chat's messages: work, not arrivals
+        self.batches += 1
+        self.indexed += report.indexed
+        self.deleted += report.deleted
+        self.purged += report.purged
+        self.longest = max(self.longest, report.duration_seconds)
+        if report.embedding is not None:
+            self.embedded += report.embedding.embedded
+
+    @property
+    def processed(self) -> int:
+        return self.indexed + self.deleted
+
+    @property
+    def outpaced(self) -> bool:
+        return self.processed >= self.work + max(self.work, ARRIVALS_AT_LEAST)
 
 
 def drain(
     recall: ChatRecall, progress: Reporter, clock: Callable[[], float] = time.monotonic
 ) -> DrainReport:
     started = clock()
-    counted_at = started
-    planning = recall.indexer.planning
-    apart_before, failures_before = planning.planned_apart, planning.failures
-    pending = recall.dirty.backlog().messages
-    indexed = deleted = purged = batches = since_count = 0
-    longest = 0.0
+    planner = recall.indexer.planner
+    apart_before, failures_before = planner.planned_apart, planner.failures
+    tally = _Tally(recall.dirty.backlog().messages)
+    pending, counted_at, since_count = tally.work, started, 0
     try:
         while True:
             report = recall.indexer.run_batch()
-            if report.rest_seconds:
-                time.sleep(report.rest_seconds)  # the host is writing: make way
-            batches += 1
-            indexed += report.indexed
-            deleted += report.deleted
-            purged += report.purged
-            since_count += report.indexed + report.deleted
-            longest = max(longest, report.duration_seconds)
-            now = clock()
-            if not report.did_work or now - counted_at >= RECOUNT_SECONDS:
-                backlog = recall.dirty.backlog()
-                if not report.did_work and backlog.is_empty:
-                    break
-                pending, since_count, counted_at = backlog.messages, 0, now
-            done = indexed + deleted
-            estimate = max(pending - since_count, 0)
-            note = counted(done, "message")
             if report.waiting_for is not None:
-                note += f" (another indexer is at work: {report.waiting_for}; waiting)"
-            progress.update(done, done + estimate, note)
+                tally.waited_for = report.waiting_for
+                if _caught_up_elsewhere(recall, clock() - started):
+                    break
+                note = f"another indexer is at work: {report.waiting_for}; waiting"
+                progress.update(
+                    tally.processed, None, f"{counted(tally.processed, 'message')} ({note})"
+                )
+                time.sleep(report.rest_seconds)
+                continue
+            tally.add(report)
+            # Caught up: the text index, and the vectors (their step runs in a batch
+            # with no text to index, so one more batch follows a drained one).
+            caught_up = report.drained and (recall.indexer.embedding is None or not report.did_work)
+            if caught_up or tally.outpaced:
+                break
+            since_count += report.indexed + report.deleted
+            now = clock()
+            if now - counted_at >= RECOUNT_SECONDS:
+                pending, since_count, counted_at = recall.dirty.backlog().messages, 0, now
+            estimate = max(pending - since_count, 0)
+            note = counted(tally.processed, "message")
+            if tally.embedded:
+                note += f", {tally.embedded:,} embedded"
+            progress.update(tally.processed, tally.processed + estimate, note)
     finally:
         recall.indexer.release_claim()
         progress.close()
     return DrainReport(
-        indexed,
-        deleted,
-        purged,
-        batches,
+        tally.indexed,
+        tally.deleted,
+        tally.purged,
+        tally.batches,
         clock() - started,
-        longest,
-        planned_apart=planning.planned_apart - apart_before,
-        planning_failures=planning.failures - failures_before,
+        tally.longest,
+        planned_apart=planner.planned_apart - apart_before,
+        planning_failures=planner.failures - failures_before,
+        left=recall.dirty.backlog().messages,
+        outpaced=tally.outpaced,
+        waited_for=tally.waited_for,
+        embedded=tally.embedded,
     )
+
+
+def _caught_up_elsewhere(recall: ChatRecall, running_for: float) -> bool:
+    """Whether the indexer holding the queue has caught up since this command started
+    (or nothing is pending at all)."""
+    ago = recall.dirty.caught_up_ago()
+    return (ago is not None and ago <= running_for) or recall.dirty.backlog().is_empty
 
 
 def summary(report: DrainReport, verb: str = "indexed") -> str:
     if report.nothing_to_do:
-        return "nothing to index: the index is up to date"
+        if report.waited_for is not None:
+            line = f"another indexer ({report.waited_for}) indexed what was pending"
+        else:
+            line = "nothing to index: the index is up to date"
+        return line + _left(report)
     parts = [f"{verb} {counted(report.indexed, 'message')}"]
     if report.deleted:
         parts.append(
@@ -104,7 +169,24 @@ def summary(report: DrainReport, verb: str = "indexed") -> str:
             f"; {report.planned_apart:,} of {counted(report.batches, 'batch', 'batches')} "
             "planned by a planning process"
         )
+    if report.embedded:
+        line += f"; {report.embedded:,} messages embedded for semantic search"
     if report.planning_failures:
         times = "once" if report.planning_failures == 1 else f"{report.planning_failures} times"
         line += f"; a planning process failed {times} (planned here instead; see the log)"
-    return line
+    return line + _left(report)
+
+
+def _left(report: DrainReport) -> str:
+    if not report.left:
+        return ""
+    if report.outpaced:
+        return (
+            "; the host writes faster than this command indexes: "
+            f"{counted(report.left, 'message')} still pending, left to the app's indexer "
+            "(or the next `chat-recall index`)"
+        )
+    return (
+        f"; {counted(report.left, 'more message', 'more messages')} arrived while it ran, "
+        "left to the app's indexer (or the next `chat-recall index`)"
+    )

@@ -160,6 +160,60 @@ def add_planning(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_semantic(parser: argparse.ArgumentParser) -> None:
+    """The semantic layer's choice, recorded with the index (`adapters/semantic.py`)."""
+    group = parser.add_argument_group("semantic search (off unless chosen here)")
+    group.add_argument(
+        "--semantic",
+        choices=("off", "local", "openai-compatible"),
+        default=None,
+        help=(
+            "search by meaning too: 'local' embeds on this machine (pip install "
+            "'chat-recall[semantic]'), 'openai-compatible' sends text to the service named "
+            "by --embedding-url, 'off' turns it off and drops the vectors (default: keep "
+            "what the index recorded; off when nothing was)"
+        ),
+    )
+    group.add_argument(
+        "--embedding-url",
+        metavar="URL",
+        help=(
+            "the service's API root, e.g. http://localhost:11434/v1 (openai-compatible; "
+            "default: none)"
+        ),
+    )
+    group.add_argument(
+        "--embedding-model",
+        metavar="NAME",
+        help="the service's model name (openai-compatible; default: none)",
+    )
+    group.add_argument(
+        "--embedding-model-dir",
+        metavar="DIR",
+        help=(
+            "a local model directory instead of the packaged one: model.onnx and "
+            "tokenizer.json, or one .safetensors table and tokenizer.json (local; default: the "
+            "packaged static table)"
+        ),
+    )
+    group.add_argument(
+        "--embedding-api-key-env",
+        metavar="VARIABLE",
+        help=(
+            "the environment variable holding the service's API key, if it needs one "
+            "(default: none, no key sent)"
+        ),
+    )
+    group.add_argument(
+        "--yes",
+        action="store_true",
+        help=(
+            "agree to the disclosure of where text goes without being asked (scripts; "
+            "default: ask on a terminal, refuse otherwise)"
+        ),
+    )
+
+
 def command_line(arguments: argparse.Namespace, command: str) -> str:
     """`chat-recall COMMAND` with the scope flags this run was given (`--db`, `--schema`,
     `--app`, `--current-chat`, `--current-message`), shell-quoted, and none that came

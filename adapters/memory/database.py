@@ -97,6 +97,13 @@ class DirtyEntry:
     adopt: bool = False  # chats: a new chat's marker (see `InMemoryDirtyQueue.expand_chat`)
 
 
+@attrs.frozen
+class VectorRow:
+    app_id: AppId
+    model_key: int
+    vector: bytes
+
+
 @attrs.define
 class InMemoryDatabase:
     lock: threading.RLock = attrs.field(factory=threading.RLock)
@@ -113,6 +120,13 @@ class InMemoryDatabase:
     meta: dict[str, str] = attrs.field(factory=dict)
     claim: tuple[str, float] | None = None  # the indexer's (`DirtyQueue.claim`)
     quarantine: dict[MessageId, QuarantinedRow] = attrs.field(factory=dict)
+    # The semantic layer (`InMemoryVectorStore`): the vectors by message, the documents
+    # waiting for one (app, seq), and the model recorded (None: off) and its key.
+    vectors: dict[MessageId, VectorRow] = attrs.field(factory=dict)
+    vector_queue: dict[MessageId, tuple[AppId, int]] = attrs.field(factory=dict)
+    vector_model: str | None = None
+    vector_model_key: int = 0
+    vector_queue_after: MessageId | None = None  # queueing after a model change
     # What imports wrote (`InMemoryImportTarget`): (kind, format, source id) -> (host id,
     # fingerprint), as the SQL engines' links table holds it.
     import_links: dict[tuple[str, str, str], tuple[int, str | None]] = attrs.field(factory=dict)
@@ -163,6 +177,18 @@ class InMemoryDatabase:
                 del self.dirty_messages[marker.id]
                 cleared.add(marker.id)
         return cleared
+
+    def queue_vectors(self, documents: Iterable[tuple[MessageId, AppId]]) -> None:
+        """What the SQLite adapter's put does: each document waits for its vector,
+        with a new seq (nothing while the semantic layer is off)."""
+        if self.vector_model is None:
+            return
+        for message_id, app_id in documents:
+            self.vector_queue[message_id] = (app_id, self.next_seq())
+
+    def forget_vectors(self, message_id: MessageId) -> None:
+        self.vectors.pop(message_id, None)
+        self.vector_queue.pop(message_id, None)
 
     def hidden(self, message_id: MessageId, meta: DocMeta) -> bool:
         """A document the host deleted (its message or its chat)."""

@@ -20,6 +20,8 @@ from chat_recall.domain.model import (
 @attrs.define
 class InMemoryDirtyQueue:
     database: InMemoryDatabase
+    # `note_caught_up`'s moment, by this process's monotonic clock.
+    _caught_up_at: float | None = attrs.field(init=False, default=None)
 
     def pending_messages(
         self, limit: int, *, after: MessageId | None = None
@@ -95,9 +97,27 @@ class InMemoryDirtyQueue:
             if db.claim is not None and db.claim[0] == holder:
                 db.claim = None
 
+    def claimant(self) -> str | None:
+        db = self.database
+        with db.lock:
+            if db.claim is None or db.claim[1] <= time.monotonic():
+                return None
+            return db.claim[0]
+
     def host_writes(self) -> int | None:
-        """Nothing waits for anything in memory: the indexer never needs to make way."""
+        """None: the host's writes to memory come with `notify()`, or not at all."""
         return None
+
+    def note_caught_up(self, age_seconds: float) -> None:
+        with self.database.lock:
+            at = time.monotonic() - age_seconds
+            if self._caught_up_at is None or at > self._caught_up_at:
+                self._caught_up_at = at
+
+    def caught_up_ago(self) -> float | None:
+        if self._caught_up_at is None:
+            return None
+        return max(0.0, time.monotonic() - self._caught_up_at)
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         db = self.database

@@ -70,6 +70,7 @@ class InMemoryIndexStore:
                 table.delete(message_id)
         db.docs.pop(message_id, None)
         db.deleted_messages.pop(message_id, None)
+        db.forget_vectors(message_id)
 
     def put(self, documents: Sequence[IndexDocument]) -> None:
         """Under the database lock (see `InMemoryIndexUnitOfWork`). As the SQLite
@@ -90,6 +91,7 @@ class InMemoryIndexStore:
                 document.is_compaction_summary,
                 document.projection_truncated,
             )
+        db.queue_vectors((d.message_id, d.app_id) for d in documents)
 
     def remove(self, message_ids: Sequence[MessageId]) -> None:
         """Remove documents; a message put or removed is out of quarantine too."""

@@ -21,6 +21,7 @@ from chat_recall.adapters.postgres.migrations import (
 )
 from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, MessageId, MessageMarker
 
+CAUGHT_UP_KEY = "caught_up"
 CLAIM_KEY = "indexer"
 # Ids marked per transaction by a re-mark (a projection change, a large chat renamed):
 # each chunk is a short transaction, so no host write waits long on a marker row.
@@ -208,10 +209,43 @@ class PostgresDirtyQueue:
             )
         )
 
+    def claimant(self) -> str | None:
+        def read(connection: psycopg.Connection[Any]) -> str | None:
+            row = connection.execute(
+                f"SELECT value::json ->> 0 FROM {META} WHERE key = '{CLAIM_KEY}' "
+                f"AND CASE WHEN value ~ {CLAIM_SHAPE} THEN (value::json ->> 1)::float8 "
+                "> extract(epoch FROM clock_timestamp()) END"
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return self.database.read(read)
+
     def host_writes(self) -> int | None:
-        """None: PostgreSQL has no single write lock, so a host write never waits for
-        the indexer's transactions and the indexer never needs to make way."""
+        """None: PostgreSQL tells no cheap count of commits."""
         return None
+
+    def note_caught_up(self, age_seconds: float) -> None:
+        """A row of `chat_recall_meta`: the moment in epoch seconds by the server's
+        clock; never moved back."""
+        self.database.write(
+            lambda c: c.execute(
+                f"INSERT INTO {META} AS m (key, value) VALUES ('{CAUGHT_UP_KEY}', "
+                "(extract(epoch FROM clock_timestamp()) - %s)::text) "
+                "ON CONFLICT (key) DO UPDATE SET value = greatest(m.value::float8, "
+                "excluded.value::float8)::text",
+                (age_seconds,),
+            )
+        )
+
+    def caught_up_ago(self) -> float | None:
+        def read(connection: psycopg.Connection[Any]) -> float | None:
+            row = connection.execute(
+                f"SELECT extract(epoch FROM clock_timestamp()) - value::float8 FROM {META} "
+                f"WHERE key = '{CAUGHT_UP_KEY}'"
+            ).fetchone()
+            return None if row is None or row[0] is None else max(0.0, float(row[0]))
+
+        return self.database.read(read)
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         row = self.database.read(

@@ -31,7 +31,7 @@ import psycopg
 import psycopg.sql
 
 from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, RECLAIM_PER_STEP, ROLES_SQL
-from chat_recall.adapters.postgres import text_search
+from chat_recall.adapters.postgres import text_search, vector_store
 from chat_recall.adapters.postgres.database import PostgresDatabase
 from chat_recall.adapters.postgres.migrations import (
     APPS,
@@ -104,6 +104,10 @@ class PostgresIndexStore:
             f"AND hc.{s.q('chat_app_id')} = {alias}.app_id "
             f"AND {alias}.role IN ({ROLES_SQL})"  # a damaged row fails no read
         )
+
+    def visibility_join(self, alias: str) -> str:
+        """The joins that keep only visible documents (for the vector store's check)."""
+        return self._visible(alias)
 
     # -- writing (inside a unit of work's transaction, see unit_of_work.py) -------------
 
@@ -180,6 +184,7 @@ class PostgresIndexStore:
                 [vector for vector, _ in vectors],
             ),
         )
+        vector_store.queue_documents(connection, documents)  # each waits for its vector
 
     def remove(self, connection: psycopg.Connection[Any], message_ids: Sequence[MessageId]) -> None:
         """Remove documents (and their tombstones, their counts); a message put or
@@ -204,6 +209,7 @@ class PostgresIndexStore:
             """,
             {"ids": list(message_ids)},
         )
+        vector_store.forget_vectors(connection, message_ids)
 
     def set_aside(
         self, connection: psycopg.Connection[Any], rows: Sequence[QuarantinedRow]

@@ -11,7 +11,7 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
-from chat_recall.adapters.postgres import migrations
+from chat_recall.adapters.postgres import migrations, vector_store
 from chat_recall.adapters.postgres.database import PostgresDatabase, translate_errors
 from chat_recall.adapters.postgres.dirty_queue import PostgresDirtyQueue
 from chat_recall.adapters.snowball import chosen_analysis
@@ -140,6 +140,7 @@ def start(
     rebuilt = recorded is not None and recorded != analysis.name
     if rebuilt:
         database.write(migrations.drop_documents)
+        database.write(vector_store.drop_all_vectors)
         dirty.mark_all_messages()
     database.write(lambda c: migrations.record_analysis(c, analysis))
     database.write(lambda c: c.execute(IMPORT_LINKS_DDL))  # one statement: a short transaction

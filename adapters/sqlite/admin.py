@@ -271,6 +271,35 @@ class CheckStatus:
 
 
 @attrs.frozen
+class SemanticStatus:
+    """The semantic layer's model, how far its vectors cover the visible messages, how
+    many wait for one (`backlog`), and where text goes (None: nowhere, it is local)."""
+
+    model: str | None
+    embedded: int
+    backlog: int
+    coverage: float
+    sends_text_to: str | None
+
+    @classmethod
+    def of(cls, recall: ChatRecall) -> SemanticStatus | None:
+        settings = recall.vectors.semantic_settings()
+        if settings is None and recall.vectors.vector_model() is None:
+            return None
+        from chat_recall.adapters.semantic import Semantic
+
+        destination = None if settings is None else Semantic.from_record(settings).destination
+        coverage = recall.vectors.vector_coverage(None)
+        return cls(
+            coverage.model,
+            coverage.embedded,
+            coverage.pending,
+            round(coverage.fraction, 4),
+            destination,
+        )
+
+
+@attrs.frozen
 class StatusReport:
     """What `chat-recall status` shows. Data only: the CLI renders it as JSON or text,
     generically, so a new field shows up in every format without touching the CLI.
@@ -294,6 +323,8 @@ class StatusReport:
     problems: list[str]
     # whose word families the index joins (`Language`; None: not installed)
     language: str | None = None
+    # The semantic layer (None while it is off and was never on).
+    semantic: SemanticStatus | None = None
 
     @classmethod
     def checked(
@@ -330,6 +361,7 @@ class StatusReport:
         return attrs.evolve(
             self,
             language=index.analysis.language.value,
+            semantic=SemanticStatus.of(recall),
             index_stamp=StampStatus(stored_stamp, current, stored_stamp != current),
             backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),
             apps=apps,

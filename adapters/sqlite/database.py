@@ -27,11 +27,12 @@ from pathlib import Path
 
 import attrs
 
+from chat_recall.adapters.pacing import LockPacer
+from chat_recall.adapters.sqlite.commit_usage import CommitTimer
 from chat_recall.adapters.sqlite.host_values import CODECS
-from chat_recall.adapters.sqlite.interpreter import holding_write_lock
 from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.adapters.sqlite.time_limit import WATCHDOG
-from chat_recall.application.write_lock import CommitTimer, WriteLockStats
+from chat_recall.adapters.sqlite.time_limit import TransactionWatchdog, WriterConnection
+from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
     IndexUnavailable,
@@ -45,10 +46,6 @@ from chat_recall.domain.errors import (
 )
 
 BUSY_TIMEOUT_MS = 5_000
-# A pause between the short transactions of a long job (marking, expanding, orphan
-# removal): a host writer that found the lock taken retries after its busy handler's
-# first 1-2 ms sleep, and finds it free instead of losing the race to our next one.
-TRANSACTION_GAP_SECONDS = 0.002
 # Our commits checkpoint the WAL once it holds this many frames (SQLite's default: 1,000).
 WAL_CHECKPOINT_FRAMES = 250
 
@@ -58,11 +55,6 @@ def _over_time(seconds: float | None) -> TransactionOverTime:
         f"a write transaction was still open after its limit of {(seconds or 0) * 1000:.0f} ms "
         "and was rolled back"
     )
-
-
-def make_way() -> None:
-    """Between two transactions of a long job (see TRANSACTION_GAP_SECONDS)."""
-    time.sleep(TRANSACTION_GAP_SECONDS)
 
 
 def require_existing(path: Path) -> Path:
@@ -135,11 +127,15 @@ class SqliteDatabase:
     # Called with every SQL statement any chat-recall connection runs (tests, audits).
     trace: Callable[[str], None] | None = None
     lock_stats: WriteLockStats = attrs.field(factory=WriteLockStats, init=False)
+    # Paces every write transaction of ours around the host's (domain `PacingRule`).
+    pacer: LockPacer = attrs.field(factory=LockPacer, init=False)
     _local: threading.local = attrs.field(factory=threading.local, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _opened: list[sqlite3.Connection] = attrs.field(factory=list, init=False)
     _codec: str | None = attrs.field(default=None, init=False)
     _immutable: set[int] = attrs.field(factory=set, init=False)  # ids of immutable readers
+    _watchdog: TransactionWatchdog = attrs.field(factory=TransactionWatchdog, init=False)
+    _versions: dict[int, int] = attrs.field(factory=dict, init=False)  # data_version seen
     _writers: set[int] = attrs.field(factory=set, init=False)  # ids of writer connections
 
     @classmethod
@@ -159,7 +155,10 @@ class SqliteDatabase:
                 connection = self._open_reader(self.path)
             else:
                 connection = sqlite3.connect(
-                    self.path, isolation_level=None, check_same_thread=False
+                    self.path,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    factory=WriterConnection,
                 )
         except sqlite3.Error as error:
             raise _cannot_open(self.path, error) from error
@@ -247,38 +246,86 @@ class SqliteDatabase:
         return connection
 
     @contextlib.contextmanager
-    def writing(self, *, time_limit_seconds: float | None = None) -> Iterator[sqlite3.Connection]:
+    def writing(
+        self, *, time_limit_seconds: float | None = None, paced: bool = True
+    ) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error).
-        With a time limit, a transaction still open at it is interrupted and rolled
-        back, and `TransactionOverTime` raised (`time_limit.py`); the COMMIT itself
-        is never interrupted."""
+        Paced (`pacer`): it begins only after the rest the last one earned, and whether
+        the host committed since is noted; `paced=False` for writes that are the host's
+        own (`SqliteHostWriter`). With a time limit, a transaction still open at it is
+        interrupted and rolled back, and `TransactionOverTime` raised (`time_limit.py`);
+        the COMMIT itself is never interrupted."""
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
-            with translate_errors(), holding_write_lock():
+            with translate_errors():
+                if paced:
+                    self._notice_host(connection)
+                    self.pacer.begin()
                 connection.execute("BEGIN IMMEDIATE")
                 acquired = time.perf_counter()
-                limit = None
-                if time_limit_seconds is not None:
-                    limit = WATCHDOG.arm(connection, time_limit_seconds)
                 try:
-                    yield connection
-                    if limit is not None and WATCHDOG.disarm(limit):
-                        raise _over_time(time_limit_seconds)
-                except BaseException as error:
-                    over = limit is not None and WATCHDOG.disarm(limit)
+                    with self._limited(connection, time_limit_seconds):
+                        yield connection
+                except BaseException:
+                    if isinstance(connection, WriterConnection):  # no statement stays
+                        connection.close_cursors()  # interrupted (`time_limit.py`)
                     if connection.in_transaction:  # SQLite may have rolled it back itself
-                        connection.execute("ROLLBACK")
-                    self.lock_stats.record(time.perf_counter() - acquired, began=acquired)
-                    if over and not isinstance(error, TransactionOverTime):
-                        raise _over_time(time_limit_seconds) from error
+                        self._roll_back(connection)
+                    self._held(acquired, paced)
                     raise
                 timer = CommitTimer.started()
                 connection.execute("COMMIT")
                 commit = timer.stop()
                 self.lock_stats.record_commit(acquired, commit)
-                self.lock_stats.record(
-                    time.perf_counter() - acquired, began=acquired, committing=commit.seconds
-                )
+                self._held(acquired, paced, commit.seconds)
+
+    def _roll_back(self, connection: sqlite3.Connection) -> None:
+        """End an abandoned transaction. A statement still active that no cursor of ours
+        holds (one SQLite or a module runs for us) keeps an interrupt in effect and fails
+        the ROLLBACK too; closing the connection then ends the transaction and releases
+        the write lock all the same, and this thread opens a fresh writer next time."""
+        try:
+            connection.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            if self.shared is not None:  # the host's own connection: never ours to close
+                raise
+            with self._lock:
+                if connection in self._opened:
+                    self._opened.remove(connection)
+                self._writers.discard(id(connection))
+            self._local.writer = None
+            connection.close()
+
+    @contextlib.contextmanager
+    def _limited(self, connection: sqlite3.Connection, seconds: float | None) -> Iterator[None]:
+        """The block under the time limit: `TransactionOverTime` when it passed, by the
+        watchdog or by the clock (the caller then rolls back)."""
+        if seconds is None:
+            yield
+            return
+        limit = self._watchdog.arm(connection, seconds)
+        try:
+            yield
+        except BaseException as error:
+            if self._watchdog.disarm(limit) and not isinstance(error, TransactionOverTime):
+                raise _over_time(seconds) from error
+            raise
+        if self._watchdog.disarm(limit):
+            raise _over_time(seconds)
+
+    def _held(self, acquired: float, paced: bool, committing: float = 0.0) -> None:
+        held = time.perf_counter() - acquired
+        self.lock_stats.record(held, began=acquired, committing=committing)
+        if paced:
+            self.pacer.end(held)
+
+    def _notice_host(self, connection: sqlite3.Connection) -> None:
+        """`PRAGMA data_version` moves when another connection commits: the host wrote."""
+        version = int(connection.execute("PRAGMA data_version").fetchone()[0])
+        seen = self._versions.get(id(connection))
+        self._versions[id(connection)] = version
+        if seen is not None and seen != version:
+            self.pacer.host_wrote()
 
     @contextlib.contextmanager
     def inspecting(self) -> Iterator[sqlite3.Connection]:
@@ -323,13 +370,17 @@ class SqliteDatabase:
             writer = self._thread_connection("writer")
             writer.execute("PRAGMA journal_mode = WAL")
             _commit_without_sync_in_wal(writer)
+            self._versions.pop(id(writer), None)  # the switch moves `data_version` too
 
     def close(self) -> None:
-        """Close every connection, the read-only ones first. In WAL mode the last
-        connection to close removes the `-wal` and `-shm` files SQLite keeps beside the
-        database, but only one that can write: so a writer closes last, and a process
-        that only read (a search, a read, a status) opens one at the end just to close
-        it (`_close_the_log`). Otherwise every read left two files behind."""
+        """Close every connection, the read-only ones first, and end the time limit's
+        thread. In WAL mode the last connection to close removes the `-wal` and `-shm`
+        files SQLite keeps beside the database, but only one that can write: so a writer
+        closes last, and a process that only read (a search, a read, a status) opens one
+        at the end just to close it (`_close_the_log`). Otherwise every read left two
+        files behind."""
+        self._watchdog.close()
+        self._versions.clear()
         with self._lock:
             opened = sorted(self._opened, key=lambda c: id(c) in self._writers)
             for connection in opened:
@@ -364,8 +415,9 @@ class SqliteDatabase:
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 5, 6, 8
 SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 14, 26
 # Damage FTS5 reports as a generic error: a constructor that cannot read its shadow
-# tables, a config it cannot parse.
-DAMAGE_SIGNS = ("vtable constructor failed", "invalid fts5 file format")
+# tables, a config it cannot parse, and an fts5vocab view over an app's table that
+# cannot construct it (the views are made only over tables the index knows exist).
+DAMAGE_SIGNS = ("vtable constructor failed", "invalid fts5 file format", "no such fts5 table")
 
 
 @contextlib.contextmanager

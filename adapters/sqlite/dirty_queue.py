@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way
+from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.migrations import (
     DELETED_CHATS,
     DELETED_MESSAGES,
@@ -121,7 +121,6 @@ class SqliteDirtyQueue:
                 )
                 marked += max(cursor.rowcount, 0)
                 after = last
-            make_way()
 
     def mark_all_messages(self) -> int:
         """In chunks of MARK_CHUNK ids, each its own short transaction, so host writes
@@ -137,7 +136,6 @@ class SqliteDirtyQueue:
                 return marked
             count, after = chunk
             marked += count
-            make_way()
 
     def requeue_quarantined(self) -> int:
         s = self.database.schema
@@ -189,10 +187,28 @@ class SqliteDirtyQueue:
                 (holder,),
             )
 
+    def claimant(self) -> str | None:
+        with self.database.reading() as connection:
+            return _live_claim(connection, "")
+
     def host_writes(self) -> int | None:
         """SQLite's `data_version` on this thread's writer connection: it moves when
         any other connection commits (this indexer's own commits use this connection)."""
         return self.database.data_version()
+
+    def note_caught_up(self, age_seconds: float) -> None:
+        """A row of `chat_recall_meta`: the moment, by SQLite's clock (every process on
+        the machine reads the same), as a Julian day number; never moved back."""
+        with self.database.writing() as connection:
+            note_caught_up(connection, age_seconds)
+
+    def caught_up_ago(self) -> float | None:
+        with self.database.reading() as connection:
+            row = connection.execute(
+                f"SELECT (julianday('now') - CAST(value AS REAL)) * 86400.0 FROM {META} "
+                f"WHERE key = '{CAUGHT_UP_KEY}'"
+            ).fetchone()
+        return None if row is None or row[0] is None else max(0.0, float(row[0]))
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         with self.database.reading() as connection:
@@ -216,6 +232,19 @@ class SqliteDirtyQueue:
 
 
 CLAIM_KEY = "indexer"
+CAUGHT_UP_KEY = "caught_up"
+
+
+def note_caught_up(connection: sqlite3.Connection, age_seconds: float) -> None:
+    """Inside the caller's transaction (`SqliteDirtyQueue.note_caught_up`)."""
+    connection.execute(
+        f"INSERT INTO {META}(key, value) VALUES ('{CAUGHT_UP_KEY}', "
+        "julianday('now') - ? / 86400.0) ON CONFLICT(key) DO UPDATE "
+        "SET value = max(CAST(value AS REAL), CAST(excluded.value AS REAL))",
+        (age_seconds,),
+    )
+
+
 # What a claim row's value looks like (`[holder, expiry]`, as `claim` writes it):
 # anything else is damage, read as no claim, so it cannot stop every indexer.
 READABLE_CLAIM = (

@@ -28,6 +28,7 @@ from chat_recall.adapters.sqlite.migrations import (
     forget_order_of_gone_chat,
 )
 from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite.vector_tables import forget_vectors, queue_documents
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (
@@ -104,6 +105,7 @@ def insert_rows(connection: sqlite3.Connection, documents: Sequence[IndexDocumen
             ),
         ),
     )
+    queue_documents(connection, documents)  # each waits for its vector (layer on)
 
 
 def as_json(values: Sequence[object]) -> str:
@@ -210,6 +212,7 @@ def _to_purge(
         parameters,
     )
     connection.execute(f"DELETE FROM {DOCS} WHERE {where}", parameters)
+    forget_vectors(connection, as_json([row[0] for row in rows]))
     return [(MessageId(row[0]), AppId(row[1])) for row in rows]
 
 
@@ -235,6 +238,7 @@ def forget(connection: sqlite3.Connection, ids: Sequence[MessageId]) -> None:
     for chunk in chunks(ids):
         for table in (DOCS, PURGE, DELETED_MESSAGES):
             connection.execute(f"DELETE FROM {table} WHERE message_id IN ({marks(chunk)})", chunk)
+        forget_vectors(connection, as_json(chunk))
 
 
 def end_quarantine(connection: sqlite3.Connection, ids: Sequence[MessageId]) -> None:

@@ -21,7 +21,7 @@ class SqliteHostWriter:
         self, app_id: AppId, title: str | None, created_at: int, *, chat_id: ChatId | None = None
     ) -> ChatId:
         s = self.database.schema
-        with self.database.writing() as connection:
+        with self.database.writing(paced=False) as connection:
             cursor = connection.execute(
                 f"INSERT INTO {s.q('chats')}({s.q('chat_id')}, {s.q('chat_app_id')}, "
                 f"{s.q('chat_title')}, {s.q('chat_created_at')}) VALUES (?, ?, ?, ?)",
@@ -57,7 +57,7 @@ class SqliteHostWriter:
         if s.message_is_compaction_summary is not None:
             columns.append(s.q("message_is_compaction_summary"))
             values.append(int(is_compaction_summary))
-        with self.database.writing() as connection:
+        with self.database.writing(paced=False) as connection:
             cursor = connection.execute(
                 f"INSERT INTO {s.q('messages')}({', '.join(columns)}) "
                 f"VALUES ({', '.join('?' for _ in values)})",
@@ -67,7 +67,7 @@ class SqliteHostWriter:
 
     def update_message(self, message_id: MessageId, content: str) -> None:
         s = self.database.schema
-        with self.database.writing() as connection:
+        with self.database.writing(paced=False) as connection:
             connection.execute(
                 f"UPDATE {s.q('messages')} SET {s.q('message_content')} = ? "
                 f"WHERE {s.q('message_id')} = ?",
@@ -76,14 +76,14 @@ class SqliteHostWriter:
 
     def delete_message(self, message_id: MessageId) -> None:
         s = self.database.schema
-        with self.database.writing() as connection:
+        with self.database.writing(paced=False) as connection:
             connection.execute(
                 f"DELETE FROM {s.q('messages')} WHERE {s.q('message_id')} = ?", (message_id,)
             )
 
     def rename_chat(self, chat_id: ChatId, title: str | None) -> None:
         s = self.database.schema
-        with self.database.writing() as connection:
+        with self.database.writing(paced=False) as connection:
             connection.execute(
                 f"UPDATE {s.q('chats')} SET {s.q('chat_title')} = ? WHERE {s.q('chat_id')} = ?",
                 (title, chat_id),
@@ -91,5 +91,5 @@ class SqliteHostWriter:
 
     def delete_chat(self, chat_id: ChatId) -> None:
         s = self.database.schema
-        with self.database.writing() as connection:
+        with self.database.writing(paced=False) as connection:
             connection.execute(f"DELETE FROM {s.q('chats')} WHERE {s.q('chat_id')} = ?", (chat_id,))

@@ -28,7 +28,7 @@ import attrs
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
 from chat_recall.adapters.sqlite import document_rows
-from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way, translate
+from chat_recall.adapters.sqlite.database import SqliteDatabase, translate
 from chat_recall.adapters.sqlite.document_rows import as_json
 from chat_recall.adapters.sqlite.fts5_query import compile_match
 from chat_recall.adapters.sqlite.migrations import (
@@ -47,6 +47,7 @@ from chat_recall.adapters.sqlite.migrations import (
     fts_table_name,
 )
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.adapters.sqlite.vector_tables import forget_vectors
 from chat_recall.domain.errors import StorageDamaged
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role
@@ -234,6 +235,7 @@ class SqliteFts5IndexStore:
                 f"DELETE FROM {table} WHERE message_id IN (SELECT value FROM json_each(?))",
                 (existing_ids,),
             )
+        forget_vectors(connection, existing_ids)
 
     def _on_app_table(
         self,
@@ -319,7 +321,6 @@ class SqliteFts5IndexStore:
                 if error.app_id is None or error.app_id not in self._damaged:
                     raise
                 failure = error
-            make_way()
         assert failure is not None
         raise failure
 
@@ -357,8 +358,8 @@ class SqliteFts5IndexStore:
         FTS5 merge of each table written since the last step (`MERGE_BUDGET_SECONDS`):
         automatic merging is off in our tables (it made some write batches take well
         past the budget), so this bounded step replaces it. Short transactions: the reclaim,
-        then one per table merged, 2 ms apart (`make_way`: back to back, a host write
-        that waited for one would meet the next too). `held_seconds`: the last one's
+        then one per table merged, each within the pacer's budget, with the pacer's
+        rest between them (`SqliteDatabase.pacer`). `held_seconds`: the last one's
         length, COMMIT included."""
         with self.database.reading() as connection:
             waiting = connection.execute(RECLAIM_WAITING).fetchone()[0]
@@ -369,8 +370,6 @@ class SqliteFts5IndexStore:
             held = time.perf_counter() - began
         written, self._written = self._written, set()
         for app_id in sorted(written):  # one transaction per table
-            if held:
-                make_way()
             began = time.perf_counter()
             self._merge(app_id)
             held = time.perf_counter() - began
@@ -412,20 +411,22 @@ class SqliteFts5IndexStore:
             if connection.total_changes - changes <= 1:
                 break
             merged += 1
-            if self.clock() - started >= MERGE_BUDGET_SECONDS:
+            if self.clock() - started >= min(MERGE_BUDGET_SECONDS, self.database.pacer.budget()):
                 break
         return merged
 
     def _reclaim(self, connection: sqlite3.Connection) -> tuple[int, bool]:
         """Up to `purges_per_step` documents awaiting reclaim (`chat_recall_purge`),
         then of deleted messages, then of deleted chats, in chunks until
-        RECLAIM_BUDGET_SECONDS have passed. A deletion record goes with its documents;
+        RECLAIM_BUDGET_SECONDS (or the pacer's budget, while the host writes) have
+        passed. A deletion record goes with its documents;
         if the host row exists again (an id reused, a message or chat moved), it is
         marked dirty to be indexed as it is now."""
         started = time.perf_counter()
+        budget = min(RECLAIM_BUDGET_SECONDS, self.database.pacer.budget())
         reclaimed = 0
         while reclaimed < self.purges_per_step:
-            if time.perf_counter() - started > RECLAIM_BUDGET_SECONDS:
+            if time.perf_counter() - started > budget:
                 return reclaimed, True
             take = min(RECLAIM_CHUNK, self.purges_per_step - reclaimed)
             purged = [
@@ -544,7 +545,6 @@ class SqliteFts5IndexStore:
         for start in range(0, len(orphans), ORPHAN_REMOVE_CHUNK):
             chunk = list(orphans[start : start + ORPHAN_REMOVE_CHUNK])
             removed += self._writing_around_damage(partial(self._remove_orphans_in, chunk))
-            make_way()
         return removed
 
     def _remove_orphans_in(self, chunk: Sequence[MessageId], connection: sqlite3.Connection) -> int:
@@ -601,7 +601,6 @@ class SqliteFts5IndexStore:
                     )
                     removed += max(cursor.rowcount, 0)
                     self._written.add(app_id)
-                make_way()
 
     # -- reading -----------------------------------------------------------------------
 

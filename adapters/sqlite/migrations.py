@@ -625,6 +625,33 @@ def install(connection: sqlite3.Connection, schema: HostSchema) -> int:
     return found
 
 
+def install_step(connection: sqlite3.Connection, schema: HostSchema) -> tuple[int, bool]:
+    """One step of `install`, inside the caller's transaction, so that an install holds
+    the write lock no longer than any other transaction of ours: where none of our
+    triggers exists yet (a fresh install, or one interrupted before its last step),
+    one migration at a time with its version, then the triggers; otherwise (an upgrade,
+    whose host writes must stay tracked throughout) all of `install` at once. Returns
+    the version found, and whether the install is done."""
+    connection.execute(f"CREATE TABLE IF NOT EXISTS {META} (key TEXT PRIMARY KEY, value TEXT)")
+    found = schema_version(connection)
+    marks = ", ".join("?" for _ in TRIGGERS)
+    tracked = connection.execute(
+        f"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
+        TRIGGERS,
+    ).fetchone()[0]
+    if tracked:
+        return install(connection, schema), True
+    if found < SCHEMA_VERSION:
+        MIGRATIONS[found + 1](connection, schema)
+        connection.execute(
+            f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('schema_version', ?)",
+            (str(found + 1),),
+        )
+        return found, False
+    create_triggers(connection, schema)
+    return found, True
+
+
 def create_triggers(connection: sqlite3.Connection, schema: HostSchema) -> None:
     """(Re)create the triggers for `schema` (inside the caller's transaction)."""
     for name in TRIGGERS:

@@ -10,8 +10,8 @@ import attrs
 
 from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
 from chat_recall.adapters.snowball import chosen_analysis
-from chat_recall.adapters.sqlite import migrations, registry
-from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5, make_way
+from chat_recall.adapters.sqlite import migrations, registry, vector_tables
+from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 from chat_recall.domain.errors import IndexUnavailable, TransactionOverTime
@@ -67,8 +67,13 @@ def start(
         database.schema.verify(connection)
     analysis = analysis_of(database, analysis, language)
     database.enable_wal()
+    previous: int | None = None
+    done = False
+    while not done:  # a fresh install in steps, each a short transaction of its own
+        with database.writing() as connection:
+            found, done = migrations.install_step(connection, database.schema)
+        previous = found if previous is None else previous
     with database.writing() as connection:
-        previous = migrations.install(connection, database.schema)
         repairs = registry.restore(connection, database.schema)
         recorded = migrations.recorded_analysis(connection)
     finish(database)
@@ -83,6 +88,7 @@ def start(
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]
+    assert previous is not None
     return InstallReport(
         previous,
         migrations.SCHEMA_VERSION,
@@ -105,20 +111,19 @@ def finish(
     (`migrations.MESSAGE_ORDER`). The walk's chunks follow `sizing` and run under the
     indexer's time limit: one still open at it is rolled back and taken again halved
     (one of `sizing.minimum` rows runs without a limit). `sizing` and `limit_seconds`
-    default to `BatchSizing.host_walk` and `HostYield.limit_seconds`. A crash in between
+    default to `BatchSizing.host_walk` and the pacer's limit. A crash in between
     is picked up at the next start."""
     # Here, not at the top: `search` and `read` import this module and start faster
     # without the indexing policies.
-    from chat_recall.domain.indexing import BatchSizing, HostYield
+    from chat_recall.domain.indexing import BatchSizing
 
     sizing = sizing or BatchSizing.host_walk()
-    walk_limit = HostYield().limit_seconds if limit_seconds is None else limit_seconds
+    walk_limit = database.pacer.rule.limit_seconds if limit_seconds is None else limit_seconds
     for table in migrations.LEGACY_DRAINS:
         while True:
             with database.writing() as connection:
                 if migrations.drain_legacy(connection, table, sizing.initial):
                     break
-            make_way()
     size = sizing.initial
     while True:
         started = time.perf_counter()
@@ -129,12 +134,10 @@ def finish(
                 done = _walk_chunk(connection, database, size)
         except TransactionOverTime:
             size = max(sizing.minimum, size // 2)
-            make_way()
             continue
         if done:
             return
         size = sizing.next_size(size, time.perf_counter() - started, full=True)
-        make_way()
 
 
 # The walks over the host's messages, by meta key: each key holds the last id walked
@@ -184,6 +187,7 @@ def _rebuild_for(database: SqliteDatabase) -> None:
     for app_id, table in tables:
         with database.writing() as connection:
             migrations.drop_app_index(connection, app_id, table)
+            vector_tables.forget_app_vectors(connection, app_id)
     SqliteDirtyQueue(database).mark_all_messages()
 
 

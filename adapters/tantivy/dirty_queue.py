@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import attrs
 
-from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
+from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue, note_caught_up
 from chat_recall.adapters.sqlite.migrations import DIRTY_MESSAGES
 from chat_recall.adapters.tantivy.index_store import STAGED
 from chat_recall.domain.model import AppId, Backlog, ChatId
@@ -25,6 +25,14 @@ class TantivyDirtyQueue(SqliteDirtyQueue):
         with self.database.reading() as connection:
             staged = connection.execute(f"SELECT count(*) {_UNPUBLISHED}").fetchone()[0]
         return Backlog(backlog.messages + int(staged), backlog.chats, backlog.purges)
+
+    def note_caught_up(self, age_seconds: float) -> None:
+        """Only once nothing staged waits for a publish: until then the documents written
+        are not searchable."""
+        with self.database.writing() as connection:
+            staged = connection.execute(f"SELECT EXISTS (SELECT 1 {_UNPUBLISHED})").fetchone()[0]
+            if not staged:
+                note_caught_up(connection, age_seconds)
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         pending = super().pending_in_app(app_id, exclude_chat_id)

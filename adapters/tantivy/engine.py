@@ -25,7 +25,6 @@ host's database, their schema, and the one writer per index a process may hold.
 from __future__ import annotations
 
 import contextlib
-import logging
 import re
 import threading
 from collections.abc import Sequence
@@ -288,6 +287,8 @@ class TantivyIndexes:
             self._indexes.pop(app_id, None)
             self.uncommitted.discard(app_id)
             self.set_aside.add(app_id)
+        import logging  # here: importing it registers an exit hook in the host's process
+
         logging.getLogger("chat_recall.tantivy").warning(
             "tantivy: the index of app %s failed (%s); its new messages are quarantined "
             "as index_damaged, the other apps go on (fix: chat-recall rebuild)",

@@ -36,7 +36,7 @@ import tantivy
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP
 from chat_recall.adapters.sqlite import document_rows as rows
-from chat_recall.adapters.sqlite.database import SqliteDatabase, make_way
+from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.migrations import (
     DELETED_CHATS,
@@ -453,10 +453,7 @@ class TantivyIndexStore:
                 ).rowcount
             if deleted < FORGET_PER_TRANSACTION:
                 break
-            make_way()
         for start in range(0, len(purged), FORGET_PER_TRANSACTION):
-            if start:
-                make_way()
             with self.database.writing() as connection:
                 for chunk in rows.chunks(purged[start : start + FORGET_PER_TRANSACTION]):
                     connection.execute(
@@ -530,7 +527,6 @@ class TantivyIndexStore:
             if len(chunk) < FORGET_PER_TRANSACTION:
                 return marked
             after = last
-            make_way()
 
     def remove_orphans(self) -> int:
         """Documents whose source message is gone, and documents tantivy holds that the

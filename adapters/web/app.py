@@ -1,16 +1,20 @@
 """The search page as an ASGI application (Starlette), over the same facade the agent's
-tools go through: a search is a `search_chats` call, a chat window a `read_chat` call,
-and their JSON output is what the page shows (`views`). There is no second search path.
+tools go through: a search is a `search_chats` call, the chats by time a `list_chats`
+call, a chat window a `read_chat` call, and their JSON output is what the page shows
+(`views`). There is no second search path.
 
 Pages:
 
 - `/`: the apps this database holds (`Site.apps`, as `chat-recall status` lists them),
   or straight to the one app the server was started for (`--app`);
-- `/apps/{app}?q=...`: the search box and, with a query, the ranked chats;
+- `/apps/{app}?q=...&after=...&before=...`: the search box with its time window and,
+  with a query, the ranked chats (`search_chats`); without one, the app's chats by
+  time, newest first (`list_chats`), a page from `cursor` on with a link to the next;
 - `/apps/{app}/chats/{chat}?around=...&q=...`: a window of one chat around the hit (or
-  a page from `offset`), with read_chat's continuations as earlier/later links;
+  a page from `offset`), with read_chat's continuations as earlier/later links (and
+  the page it was opened from, `views.Origin`, for the way back);
 - `/static/page.css`, `/static/page.js`, `/static/icon.svg`: the page's own style,
-  keyboard handling and icon.
+  script (keys, and a search form that leaves its empty fields out) and icon.
 
 Every failure is a page with its status code and a sentence (never a traceback); the
 tools' own errors keep their message (it names what was wrong)."""
@@ -36,6 +40,7 @@ from chat_recall.adapters.web import views
 from chat_recall.adapters.web.guard import Guard
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.list_chats import ListChats
 from chat_recall.application.tools.read_chat import ReadChat
 from chat_recall.application.tools.registry import ToolOutcome
 from chat_recall.application.tools.search_chats import SearchChats
@@ -151,12 +156,11 @@ class Pages:
     async def search(self, request: Request) -> Response:
         app_id = self._app(request)
         query = request.query_params.get("q", "")
+        window = _window(request)
         index = await anyio.to_thread.run_sync(self._index_line, app_id)
         if not query.strip():
-            return self._search_page(app_id, query, index)
-        arguments: dict[str, Any] = {"query": query}
-        # Further search_chats arguments come from the address the same way (the time
-        # window of list_chats, `after`/`before`, once search_chats takes it).
+            return await self._listing(request, app_id, window, index)
+        arguments: dict[str, Any] = {"query": query, **window.arguments()}
         limit = _integer(request, "limit")
         if limit is not None:
             arguments["limit"] = limit
@@ -169,17 +173,43 @@ class Pages:
             index = await anyio.to_thread.run_sync(self._index_line, app_id)
         if outcome.error is not None:
             failure = outcome.error.error.message
-            return self._search_page(app_id, query, index, failure=failure, code=_status(outcome))
-        found = views.search_view(app_id, _payload(outcome), self._marker(query))
-        return self._search_page(app_id, query, index, found=found)
+            return self._search_page(
+                app_id, query, window, index, failure=failure, code=_status(outcome)
+            )
+        found = views.search_view(app_id, _payload(outcome), self._marker(query), window)
+        return self._search_page(app_id, query, window, index, found=found)
+
+    async def _listing(
+        self, request: Request, app_id: AppId, window: views.Window, index: views.IndexLine
+    ) -> Response:
+        """The page without a query: the app's chats by time (list_chats' default
+        order, newest first), within the window, from the URL's cursor on."""
+        cursor = request.query_params.get("cursor") or None
+        arguments: dict[str, Any] = window.arguments()
+        limit = _integer(request, "limit")
+        if limit is not None:
+            arguments["limit"] = limit
+        if cursor is not None:
+            arguments["cursor"] = cursor
+        outcome = await self._call(ListChats.definition.name, app_id, arguments)
+        query = request.query_params.get("q", "")
+        if outcome.error is not None:
+            failure = outcome.error.error.message
+            return self._search_page(
+                app_id, query, window, index, failure=failure, code=_status(outcome)
+            )
+        listed = views.listing_view(app_id, _payload(outcome), window, cursor)
+        return self._search_page(app_id, query, window, index, listed=listed)
 
     def _search_page(
         self,
         app_id: AppId,
         query: str,
+        window: views.Window,
         index: views.IndexLine,
         *,
         found: views.SearchView | None = None,
+        listed: views.ListingView | None = None,
         failure: str | None = None,
         code: int = 200,
     ) -> HTMLResponse:
@@ -188,7 +218,9 @@ class Pages:
             code,
             app_id=app_id,
             query=query,
+            window=window,
             found=found,
+            listed=listed,
             failure=failure,
             index=index,
             picker=self.site.app is None,
@@ -209,20 +241,22 @@ class Pages:
         hit = _integer(request, "hit")
         if hit is None:
             hit = read.get("around_message_id")
-        query = request.query_params.get("q") or None
+        origin = views.Origin.of_chat_address(request.query_params)
         outcome = await self._call(ReadChat.definition.name, app_id, {"chat_id": chat_id, **read})
         if outcome.error is not None:
             status = _status(outcome)
             if status == 404:
                 raise PageError(404, "No such chat", f"App {app_id} has no chat {chat_id}.")
             raise PageError(status, "Cannot show this chat", outcome.error.error.message)
-        marker = self._marker(query)
-        window = views.chat_view(app_id, _payload(outcome), marker, hit=hit, read=read)
+        marker = self._marker(origin.query)
+        shown = views.chat_view(
+            app_id, _payload(outcome), marker, hit=hit, read=read, origin=origin
+        )
         return self.render(
             "chat.html",
             app_id=app_id,
-            query=query or "",
-            chat=window,
+            query=origin.query or "",
+            chat=shown,
             picker=self.site.app is None,
         )
 
@@ -250,6 +284,11 @@ def _payload(outcome: ToolOutcome) -> Any:
 def _status(outcome: ToolOutcome) -> int:
     error = outcome.error
     return 500 if error is None else TOOL_ERROR_STATUS.get(error.kind, 503)
+
+
+def _window(request: Request) -> views.Window:
+    """The address's time window; the tools read the dates (and name a bad one)."""
+    return views.Window.of(request.query_params.get("after"), request.query_params.get("before"))
 
 
 def _integer(request: Request, name: str) -> int | None:

@@ -58,6 +58,10 @@ class ToolSettings:
     consent: Mapping[str, Consent] = attrs.field(factory=dict)
     approver: Approver | None = None
     card_prefix: str = "dyad-"
+    # The semantic layer's own consent: asked, with the disclosure of where text goes,
+    # before a remote embedder sends anything (None: only a consent the user recorded
+    # with the index counts). A local model needs none: nothing leaves the machine.
+    semantic_approver: Callable[[str], bool] | None = None
 
     def consent_for(self, definition: ToolDefinition) -> Consent:
         return self.consent.get(definition.name, definition.default_consent)

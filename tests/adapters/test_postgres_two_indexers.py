@@ -11,6 +11,8 @@ from pathlib import Path
 
 import psycopg
 
+from chat_recall.adapters import bootstrap
+
 MESSAGES = 3_000
 
 
@@ -40,6 +42,8 @@ def test_two_indexer_processes_apply_each_batch_once(postgres_dsn: str, tmp_path
     history.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
     imported = _cli("import", "--db", postgres_dsn, str(history), "--quiet")
     assert imported.wait(timeout=120) == 0, imported.stderr.read() if imported.stderr else ""
+    with bootstrap.postgres(postgres_dsn, install=False) as recall:
+        recall.dirty.mark_all_messages()  # the import indexed them: all of it again, twice over
     both = [_cli("index", "--db", postgres_dsn, "--quiet") for _ in range(2)]
     outputs = [process.communicate(timeout=300) for process in both]
     for process, (_, err) in zip(both, outputs, strict=True):

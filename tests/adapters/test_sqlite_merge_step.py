@@ -21,8 +21,9 @@ from chat_recall.adapters.sqlite.index_store import (
 )
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 from chat_recall.application.indexer import IndexerSettings
-from chat_recall.domain.indexing import BatchSizing, HostYield
+from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.model import AppId
+from chat_recall.domain.pacing import PacingRule
 
 # Messages per indexer batch: one size throughout, so the segments written (and what a
 # merge finds) do not depend on how fast this machine is at the moment.
@@ -71,10 +72,10 @@ def merge_statements(
     """Per batch, how many merge statements of its maintenance step merged something."""
     fixed = BatchSizing(initial=BATCH, minimum=BATCH, maximum=BATCH)
     # Nor may a batch shrink or be split (its time budget and limit are far away here).
-    unhurried = HostYield(
-        first_size=BATCH, batch_cap=BATCH, transaction_seconds=60.0, limit_seconds=60.0
+    unhurried = PacingRule(
+        quiet_budget_seconds=60.0, writing_budget_seconds=60.0, limit_seconds=60.0
     )
-    settings = IndexerSettings(sizing=fixed, host_yield=unhurried)
+    settings = IndexerSettings(sizing=attrs.evolve(fixed, budget_seconds=60.0), pacing=unhurried)
     counts: list[int] = []
     with bootstrap.sqlite(path, settings=settings) as recall:
         store = recall.indexer.index
@@ -176,12 +177,10 @@ def test_a_table_made_before_the_setting_gets_it_at_its_first_merge_step(
 def test_each_transaction_of_a_step_is_spaced_and_the_last_ones_length_reported(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """The reclaim and each table's merge are transactions of their own with a gap
-    between them (back to back, a host write that waited for one would meet the next
-    too), and the step reports how long its last one held the lock, for the indexer's
-    gap after it. A step that took no transaction reports none."""
-    from chat_recall.adapters.sqlite import index_store
-
+    """The reclaim and each table's merge are transactions of their own, each begun
+    after the pacer's rest (back to back, a host write that waited for one would meet
+    the next too), and the step reports how long its last one held the lock. A step
+    that took no transaction reports none."""
     path = indexed(tmp_path, 1)
     with bootstrap.sqlite(path) as recall:
         recall.indexer.run_until_idle()
@@ -189,7 +188,7 @@ def test_each_transaction_of_a_step_is_spaced_and_the_last_ones_length_reported(
         assert isinstance(store, SqliteFts5IndexStore)
         assert store.maintain().held_seconds == 0.0  # nothing written, nothing deleted
         events: list[str] = []
-        monkeypatch.setattr(index_store, "make_way", lambda: events.append("gap"))
+        monkeypatch.setattr(store.database.pacer, "begin", lambda: events.append("rest"))
         reclaim, merge = SqliteFts5IndexStore._reclaim_step, SqliteFts5IndexStore._merge
 
         def reclaiming(self: SqliteFts5IndexStore) -> tuple[int, bool]:
@@ -212,6 +211,6 @@ def test_each_transaction_of_a_step_is_spaced_and_the_last_ones_length_reported(
         # as after a batch that wrote both apps' tables, with a delete left to reclaim
         store._written.update({AppId(1), AppId(2)})
         done = store.maintain()
-        assert events == ["reclaim", "gap", "merge 1", "gap", "merge 2"]
+        assert events == ["reclaim", "rest", "merge 1", "rest", "merge 2", "rest"]
         assert done.reclaimed == 1
         assert done.held_seconds > 0.0

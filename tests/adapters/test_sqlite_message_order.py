@@ -168,7 +168,7 @@ def test_the_walk_stays_exact_while_the_host_writes_between_its_chunks(
             host.execute(write)
             return
 
-    monkeypatch.setattr(setup, "make_way", host_writes)
+    monkeypatch.setattr(database.pacer, "begin", host_writes)  # before each transaction
     setup.finish(database, BatchSizing(initial=4, minimum=4, maximum=4))
     assert next(writes, None) is None  # every write landed during the walk
     host.close()

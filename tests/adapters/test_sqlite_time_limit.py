@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from chat_recall.adapters.sqlite import database as database_module
 from chat_recall.adapters.sqlite import time_limit
 from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.schema import HostSchema
@@ -85,7 +84,7 @@ def test_a_transaction_past_its_limit_is_rolled_back_even_before_the_watchdog_ra
 ) -> None:
     """Its statements may not let the watchdog thread run before it ends (a fast
     tantivy batch did not): the end checks the clock itself."""
-    monkeypatch.setattr(database_module, "WATCHDOG", time_limit.TransactionWatchdog())
+    monkeypatch.setattr(database, "_watchdog", time_limit.TransactionWatchdog())
     monkeypatch.setattr(threading.Thread, "start", lambda self: None)  # never runs
     over = pytest.raises(TransactionOverTime)
     with over, database.writing(time_limit_seconds=1e-9) as connection:
@@ -151,3 +150,73 @@ def test_slow_commits_are_kept_with_what_they_spent(
     with database.writing() as connection:
         connection.execute("INSERT INTO t VALUES (2)")
     assert len(database.lock_stats.slow_commits) == 1
+
+
+def test_closing_the_database_ends_its_watchdog_thread(database: SqliteDatabase) -> None:
+    """The watchdog belongs to its database: nothing of it outlives `close()`."""
+
+    def watchdogs() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "chat-recall-time-limit"]
+
+    before = watchdogs()
+    with pytest.raises(TransactionOverTime):
+        limited(database, ENDLESS)
+    assert len(watchdogs()) == len(before) + 1
+    database.close()
+    assert watchdogs() == before
+
+
+def test_a_cursor_left_open_by_an_abandoned_transaction_interrupts_nothing_after(
+    database: SqliteDatabase,
+) -> None:
+    """`sqlite3_interrupt` stays in effect while any statement of the connection is
+    active: a cursor the abandoned transaction left half read (kept alive, say, by the
+    traceback of the error that ended it, until the collector runs) would fail every
+    later statement of that connection with `interrupted`."""
+    with database.writing() as connection:
+        connection.executemany("INSERT INTO t VALUES (?)", [(n,) for n in range(10)])
+    left_open: list[sqlite3.Cursor] = []
+    with (  # noqa: PT012
+        pytest.raises(TransactionOverTime),
+        database.writing(time_limit_seconds=0.0) as connection,
+    ):
+        cursor = connection.execute("SELECT x FROM t")
+        cursor.fetchone()  # one of ten rows: the statement stays active
+        left_open.append(cursor)
+        connection.execute(ENDLESS).fetchall()
+    with database.writing(time_limit_seconds=1.0) as connection:
+        connection.execute("INSERT INTO t VALUES (99)")
+    assert 99 in rows(database)
+    assert left_open
+
+
+def test_a_statement_no_cursor_of_ours_holds_cannot_keep_the_write_lock(
+    database: SqliteDatabase, tmp_path: Path
+) -> None:
+    """A statement left active outside the cursors the connection knows keeps the
+    interrupt in effect and fails the ROLLBACK itself. The error raised is still the
+    transaction's own, the connection is given up (closing it ends the transaction once
+    the stray statement ends), and this thread's next transaction commits on a fresh
+    one instead of failing for ever with `interrupted`."""
+    with database.writing() as connection:
+        connection.executemany("INSERT INTO t VALUES (?)", [(n,) for n in range(10)])
+    stray: list[sqlite3.Cursor] = []
+    with (  # noqa: PT012
+        pytest.raises(TransactionOverTime),
+        database.writing(time_limit_seconds=0.0) as connection,
+    ):
+        connection.execute("INSERT INTO t VALUES (50)")
+        cursor = sqlite3.Cursor(connection)  # not through `connection.cursor()`
+        cursor.execute("SELECT x FROM t").fetchone()
+        stray.append(cursor)
+        connection.execute(ENDLESS).fetchall()
+    del cursor
+    stray.clear()  # the statement ends with its cursor (as when the collector runs)
+    other = sqlite3.connect(database.path, timeout=0)  # type: ignore[arg-type]
+    other.execute("BEGIN IMMEDIATE")  # 'database is locked' while the lock is held
+    other.execute("ROLLBACK")
+    other.close()
+    with database.writing(time_limit_seconds=1.0) as connection:
+        connection.execute("INSERT INTO t VALUES (99)")
+    assert 50 not in rows(database)
+    assert 99 in rows(database)

@@ -41,9 +41,10 @@ from chat_recall.domain.errors import (
     StorageError,
     TransactionOverTime,
 )
-from chat_recall.domain.indexing import HostYield, build_document, plan_batch
+from chat_recall.domain.indexing import build_document, plan_batch
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, MessageId
+from chat_recall.domain.pacing import PacingRule
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.unicode61 import TOKEN_RUN_CHARACTER
@@ -135,7 +136,7 @@ def test_a_write_over_its_time_limit_is_rolled_back_whole(tmp_path: Path) -> Non
 
 
 def test_batches_over_the_time_limit_are_written_in_halves(tmp_path: Path) -> None:
-    settings = IndexerSettings(host_yield=HostYield(limit_seconds=1e-9))
+    settings = IndexerSettings(pacing=PacingRule(limit_seconds=1e-9))
     recall = bootstrap.sqlite(
         tmp_path / "h.db", create_host_schema=True, engine=Engine.TANTIVY, settings=settings
     )

@@ -12,7 +12,8 @@ from chat_recall.adapters import bootstrap
 from chat_recall.adapters.engines import Engine
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
-from chat_recall.domain.indexing import HostYield
+from chat_recall.domain.indexing import BatchSizing
+from chat_recall.domain.pacing import PacingRule
 
 
 def statements_per_write(tmp_path: Path, engine: Engine, messages: int) -> int:
@@ -20,7 +21,12 @@ def statements_per_write(tmp_path: Path, engine: Engine, messages: int) -> int:
     of `messages` messages."""
     path = tmp_path / f"{engine.value}-{messages}.db"
     # one batch for them all, however slow the machine
-    settings = IndexerSettings(host_yield=HostYield(first_size=64, limit_seconds=10.0))
+    settings = IndexerSettings(
+        sizing=BatchSizing(budget_seconds=10.0),
+        pacing=PacingRule(
+            quiet_budget_seconds=10.0, writing_budget_seconds=10.0, limit_seconds=10.0
+        ),
+    )
     recall = bootstrap.sqlite(path, create_host_schema=True, engine=engine, settings=settings)
     roles = [USER, ASSISTANT]
     seed_chat(

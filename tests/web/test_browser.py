@@ -1,7 +1,8 @@
 """The page as a person uses it, in headless Chromium (Debian's `chromium`, driven by
 Playwright) against the real `chat-recall serve` command: open the page, type a query,
-see the expected chat first, open it, see the hit highlighted, page earlier, go back.
-Keyboard only, as the page promises; a screenshot of each step is saved."""
+see the expected chat first, open it, see the hit highlighted, page earlier, go back,
+then set a time window and see a chat outside it go. Keyboard only (but for typing a
+date), as the page promises; a screenshot of each step is saved."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.web.conftest import free_of_secrets, served
-from tests.web.history import HIT_WORD, LONG_CHAT_TITLE, History
+from tests.web.history import HIT_WORD, LONG_CHAT_TITLE, SECRET_CHAT_TITLE, History
 
 # Playwright waits for each condition up to this long (no fixed sleeps).
 WAIT_MS = 15_000
@@ -38,16 +39,17 @@ def test_a_person_finds_and_reads_a_chat_in_three_actions(
             lambda message: problems.append(message.text) if message.type == "error" else None,
         )
 
-        # 1. Open the page: the search box has the focus.
+        # 1. Open the page: the search box has the focus, the chats listed by time.
         page.goto(url)
         box = page.get_by_role("searchbox", name="Search the chats of app 1")
         assert box.evaluate("element => element === document.activeElement")
+        results = page.locator("[data-result]")
+        assert results.all_inner_texts()[:2] == [SECRET_CHAT_TITLE, LONG_CHAT_TITLE]
 
         # 2. Type the query and press Enter: the expected chat comes first.
         page.keyboard.type(HIT_WORD)
         page.keyboard.press("Enter")
         page.wait_for_url(f"**/apps/1?q={HIT_WORD}")
-        results = page.locator("[data-result]")
         assert results.first.inner_text() == LONG_CHAT_TITLE
         assert page.locator(".results mark").first.inner_text() == HIT_WORD
         assert "Index ready" in page.get_by_role("status").inner_text()
@@ -86,6 +88,15 @@ def test_a_person_finds_and_reads_a_chat_in_three_actions(
         page.wait_for_url(f"**/apps/1?q={HIT_WORD}")
         assert box.input_value() == HIT_WORD
         free_of_secrets(page.content())
+
+        # A time window, from the day after the long chat, with the box emptied: the
+        # chats by time keep the one written since; the long chat is gone.
+        box.fill("")
+        page.get_by_label("From").fill("2023-11-18")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/apps/1?after=2023-11-18")
+        assert results.all_inner_texts() == [SECRET_CHAT_TITLE]
+        page.screenshot(path=str(tmp_path / "4-window.png"))
         context.close()
     assert not problems, problems
 

@@ -86,7 +86,13 @@ def test_the_empty_search_page_has_the_box_focused_and_labelled(client: TestClie
     assert 'role="search"' in page
     assert "<main" in page
     assert 'role="status"' in page
-    assert '<ol class="results">' not in page
+    # the time window: native date fields, each with its label, in the same form
+    for name, label in (("after", "From"), ("before", "Before")):
+        assert f'<label for="{name}">{label}</label>' in page
+        assert re.search(rf'<input id="{name}" name="{name}" type="date" value="">', page)
+    form = page[page.index('<form class="search"') : page.index("</form>")]
+    assert 'name="after"' in form
+    assert " required" not in form  # an empty box with a window submits: chats by time
 
 
 def test_a_result_opens_its_chat_at_the_hit_with_earlier_and_later_windows(
@@ -124,6 +130,153 @@ def test_a_chat_pages_from_its_start(client: TestClient, history: History) -> No
     assert len(shown) < LONG_CHAT_MESSAGES
 
 
+# -- recall by time --------------------------------------------------------------------
+
+
+def _back(page: str) -> str:
+    back = re.search(r'<a href="([^"]*)" data-back>', page)
+    assert back
+    return html.unescape(back.group(1))
+
+
+# App 1's chats by their last message, newest first: the secret chat (2023-11-18), the
+# long chat (2023-11-17) and the demo's two (2023-11-14).
+APP_1_NEWEST_FIRST = ["Staging deploy keys", LONG_CHAT_TITLE, "Authentication setup", "Billing"]
+
+
+def _more(page: str) -> str | None:
+    found = re.search(r'<a href="([^"]*)" rel="next">More chats', page)
+    return html.unescape(found.group(1)) if found else None
+
+
+def test_without_a_query_the_page_lists_the_chats_newest_first(
+    client: TestClient, history: History
+) -> None:
+    page = client.get("/apps/1")
+    assert page.status_code == 200
+    assert "Chats of app 1, newest first</h2>" in page.text
+    assert _titles(page.text) == APP_1_NEWEST_FIRST  # and not app 2's chat
+    assert "Step 1 of the ledger migration: what runs next?" in page.text  # its opening
+    assert f"{LONG_CHAT_MESSAGES} messages" in page.text
+    assert _more(page.text) is None
+    links = _links(page.text, "/apps/1/chats/")
+    assert links[:2] == [
+        f"/apps/1/chats/{history.secret_chat}?offset=0",
+        f"/apps/1/chats/{history.long_chat}?offset=0",
+    ]
+    opened = client.get(links[1]).text  # the chat from its first message
+    first = re.search(
+        r'<li id="m\d+" class="message user"[^>]*>.*?<div class="text">([^<]*)', opened, re.S
+    )
+    assert first
+    assert first.group(1) == "Step 1 of the ledger migration: what runs next?"
+    assert _back(opened) == "/apps/1"
+    assert "← Chats of app 1" in opened
+
+
+@pytest.mark.parametrize(
+    ("window", "titles"),
+    [
+        ({"after": "2023-11-17"}, ["Staging deploy keys", LONG_CHAT_TITLE]),
+        ({"before": "2023-11-17"}, ["Authentication setup", "Billing"]),
+        ({"after": "2023-11-17", "before": "2023-11-18"}, [LONG_CHAT_TITLE]),
+        ({"after": "2030-01-01"}, []),
+    ],
+)
+def test_a_time_window_keeps_the_chats_active_in_it(
+    client: TestClient, window: dict[str, str], titles: list[str]
+) -> None:
+    page = client.get("/apps/1", params={"q": "", **window})
+    assert page.status_code == 200
+    assert _titles(page.text) == titles
+    assert re.search(r"Chats of app 1, newest first, active (from|before) 20", page.text)
+    for name, value in window.items():  # the form holds the window, for the next search
+        assert f'<input id="{name}" name="{name}" type="date" value="{value}">' in page.text
+    for link in _links(page.text, "/apps/1/chats/"):  # each chat leads back to it
+        carried = parse_qs(urlsplit(link).query)
+        assert {name: carried[f"window_{name}"] for name in window} == {
+            name: [value] for name, value in window.items()
+        }
+    if not titles:
+        assert "No chats in this time window." in page.text
+
+
+def test_a_search_within_a_window_finds_only_messages_written_in_it(client: TestClient) -> None:
+    inside = client.get(
+        "/apps/1", params={"q": HIT_WORD, "after": "2023-11-17", "before": "2023-11-18"}
+    )
+    assert inside.status_code == 200
+    assert _titles(inside.text) == [LONG_CHAT_TITLE]
+    assert (
+        "Only messages written from 2023-11-17 00:00 UTC and before 2023-11-18 00:00 UTC."
+        in inside.text
+    )
+    assert 'id="after" name="after" type="date" value="2023-11-17"' in inside.text
+    assert 'id="before" name="before" type="date" value="2023-11-18"' in inside.text
+    outside = client.get("/apps/1", params={"q": HIT_WORD, "after": "2023-11-18"})
+    assert outside.status_code == 200
+    assert _titles(outside.text) == []
+    assert "0 chats for" in outside.text
+    assert "Only messages written within the after/before window were searched" in outside.text
+
+
+def test_empty_date_fields_leave_the_window_open(client: TestClient) -> None:
+    """A form sent without the page's script carries its empty fields."""
+    plain = client.get("/apps/1", params={"q": HIT_WORD}).text
+    empty = client.get(f"/apps/1?q={HIT_WORD}&after=&before=")
+    assert empty.status_code == 200
+    assert _titles(empty.text) == _titles(plain) == [LONG_CHAT_TITLE]
+    assert "Only messages written" not in empty.text
+    assert _links(empty.text, "/apps/1/chats/") == _links(plain, "/apps/1/chats/")
+
+
+def test_a_chat_opened_within_a_window_leads_back_to_it(
+    client: TestClient, history: History
+) -> None:
+    window = {"q": HIT_WORD, "after": "2023-11-17", "before": "2023-11-18"}
+    found = client.get("/apps/1", params=window).text
+    opened = client.get(_links(found, "/apps/1/chats/")[0]).text
+    assert f"<mark>{HIT_WORD}</mark>" in opened
+    results = f"/apps/1?q={HIT_WORD}&after=2023-11-17&before=2023-11-18"
+    assert _back(opened) == results
+    earlier = next(
+        link
+        for link in _links(opened, "/apps/1/chats/")
+        if "before" in parse_qs(urlsplit(link).query)
+    )
+    paged = client.get(earlier).text  # paging the chat keeps where it came from
+    assert _back(paged) == results
+    listed = client.get("/apps/1", params={"after": "2023-11-17"}).text
+    opened = client.get(_links(listed, "/apps/1/chats/")[0]).text
+    assert _back(opened) == "/apps/1?after=2023-11-17"
+
+
+def test_more_pages_through_the_chats_with_list_chats_continuation(client: TestClient) -> None:
+    seen: list[str] = []
+    pages: list[str] = []
+    address: str | None = "/apps/1?after=2023-11-14&limit=1"
+    while address is not None:
+        page = client.get(address)
+        assert page.status_code == 200
+        pages.append(address)
+        seen += _titles(page.text)
+        address = _more(page.text)
+        if address is not None:  # the next page keeps the window and moves the cursor
+            carried = parse_qs(urlsplit(address).query)
+            assert carried["after"] == ["2023-11-14"]
+            assert carried["limit"] == ["1"]
+            assert carried["cursor"]
+    assert seen == APP_1_NEWEST_FIRST
+    assert len(pages) == len(APP_1_NEWEST_FIRST)
+    # A chat opened from a later page leads back to that page.
+    third = parse_qs(urlsplit(pages[2]).query)
+    opened = client.get(_links(client.get(pages[2]).text, "/apps/1/chats/")[0]).text
+    back = parse_qs(urlsplit(_back(opened)).query)
+    assert back["cursor"] == third["cursor"]
+    assert back["after"] == ["2023-11-14"]
+    assert _titles(client.get(_back(opened)).text)[0] == APP_1_NEWEST_FIRST[2]
+
+
 # -- what the page shows is what the tools return ---------------------------------------
 
 
@@ -132,6 +285,8 @@ def test_no_page_shows_a_planted_secret(client: TestClient, history: History) ->
         client.get("/"),
         client.get("/apps/1", params={"q": "staging deploy token"}),
         client.get("/apps/1", params={"q": "password"}),
+        client.get("/apps/1"),  # the chats by time, with each one's first user message
+        client.get("/apps/1", params={"after": "2023-11-18", "q": "token"}),
         client.get(f"/apps/1/chats/{history.secret_chat}"),
         client.get(
             f"/apps/1/chats/{history.secret_chat}", params={"around": history.secret_message}
@@ -141,8 +296,9 @@ def test_no_page_shows_a_planted_secret(client: TestClient, history: History) ->
     for page in pages:
         assert page.status_code == 200
         free_of_secrets(page.text)
-    assert "[redacted github-token]" in pages[4].text
-    assert "password=[redacted password]" in pages[4].text
+    assert "[redacted github-token]" in pages[-1].text
+    assert "password=[redacted password]" in pages[-1].text
+    assert "The staging deploy token is [redacted github-token]" in pages[3].text
 
 
 def test_payloads_and_reasoning_stay_summarised(client: TestClient) -> None:
@@ -179,7 +335,15 @@ def test_history_text_is_escaped_never_markup(recall: ChatRecall) -> None:
     page = (
         templates()
         .get_template("search.html")
-        .render(app_id=1, query="<b>", found=found, failure=None, index=_index(), picker=True)
+        .render(
+            app_id=1,
+            query="<b>",
+            found=found,
+            failure=None,
+            index=_index(),
+            picker=True,
+            **_no_window(),
+        )
     )
     assert "<img" not in page
     assert "<script>alert" not in page
@@ -190,6 +354,10 @@ def test_history_text_is_escaped_never_markup(recall: ChatRecall) -> None:
 
 def _index() -> views.IndexLine:
     return views.IndexLine("ready", 1, 0, "stopped", None)
+
+
+def _no_window() -> dict[str, object]:
+    return {"window": views.Window(), "listed": None}
 
 
 def test_how_a_chat_matched_is_shown_from_the_tools_matched_by() -> None:
@@ -219,7 +387,15 @@ def test_how_a_chat_matched_is_shown_from_the_tools_matched_by() -> None:
     page = (
         templates()
         .get_template("search.html")
-        .render(app_id=1, query="refund", found=found, failure=None, index=_index(), picker=False)
+        .render(
+            app_id=1,
+            query="refund",
+            found=found,
+            failure=None,
+            index=_index(),
+            picker=False,
+            **_no_window(),
+        )
     )
     assert "matched by meaning</span>" in page
     assert 'matched: <span class="term">refund</span>' in page
@@ -240,6 +416,17 @@ def test_how_a_chat_matched_is_shown_from_the_tools_matched_by() -> None:
         ("/apps/1/chats/1?around=2&before=99", 400, "before"),
         ("/apps/1?q=" + "x" * 501, 400, "query"),
         ("/apps/1?q=sessions&limit=0", 400, "limit"),
+        # the time window: the tools' own messages
+        ("/apps/1?q=a&after=banana", 400, "after must be an ISO 8601 date or date and time"),
+        ("/apps/1?q=ledger&before=2023-13-01", 400, "before must be an ISO 8601 date"),
+        ("/apps/1?q=ledger&after=2023-11-18&before=2023-11-17", 400, "after must be earlier"),
+        ("/apps/1?q=ledger&after=2023-11-18&before=2023-11-18", 400, "after must be earlier"),
+        ("/apps/1?q=ledger&after=" + "2" * 41, 400, "after must be at most 40 characters"),
+        ("/apps/1?after=banana", 400, "after must be an ISO 8601 date or date and time"),
+        ("/apps/1?after=2023-11-18&before=2023-11-17", 400, "after must be earlier than before"),
+        ("/apps/1?before=" + "2" * 41, 400, "before must be at most 40 characters"),
+        ("/apps/1?cursor=somewhere", 400, "cursor is not a cursor that list_chats returned"),
+        ("/apps/1?limit=21", 400, "limit"),
         ("/nowhere", 404, "There is no page at this address."),
         ("/static/secret.txt", 404, "There is no such file here."),
     ],
@@ -310,6 +497,7 @@ def test_every_answer_carries_the_security_headers_and_no_inline_script(
     answers = [
         client.get("/"),
         client.get("/apps/1", params={"q": "JWT"}),
+        client.get("/apps/1", params={"after": "2023-11-14"}),
         client.get("/apps/1/chats/1"),
         client.get("/static/page.css"),
         client.get("/apps/9"),

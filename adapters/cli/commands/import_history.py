@@ -1,7 +1,8 @@
 """`chat-recall import`: history from the exports people have (ChatGPT, Claude, Claude
 Code) and chat-recall's own JSON Lines, into the host tables, with progress. The format
 of each path is recognised from its content unless `--from` names it; a zip archive is
-read as it is. The rules are in the README ("Import your history")."""
+read as it is. The rules are in the README ("Import your history"). What was imported is
+then indexed as `chat-recall index` does, and the command ends as that one ends."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     options.add_quiet(parser)
+    options.add_planning(parser)
     parser.epilog = (
         "Importing the same export again changes nothing; a newer one updates the chats "
         "that changed and adds the new ones. A missing database is created with the "
@@ -124,7 +126,20 @@ def run(arguments: argparse.Namespace) -> int:
             if close is not None:
                 close()
     _print(report, arguments)
+    if report.wrote:
+        _index(arguments)
     return Exit.FAILED if report.failed else Exit.OK
+
+
+def _index(arguments: argparse.Namespace) -> None:
+    """Index what was imported, and end as `chat-recall index` ends: once caught up with
+    what was pending, whatever the host writes meanwhile."""
+    from chat_recall.adapters.cli.indexing import drain, summary
+    from chat_recall.adapters.cli.progress import reporter
+
+    with database.open_recall(arguments) as recall:
+        report = drain(recall, reporter("indexing", quiet=arguments.quiet))
+    print(summary(report))
 
 
 def _problem(text: str) -> None:

@@ -11,6 +11,7 @@ from chat_recall.domain.wording import counted
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser, schema=False)
     options.add_language(parser)
+    options.add_semantic(parser)
     parser.epilog = (
         "init creates the reference schema (tables chats and messages). For a host "
         "database with tables of its own, use: chat-recall install --schema mapping.json"
@@ -39,4 +40,7 @@ def run(arguments: argparse.Namespace) -> int:
         f"{what}; {index}; {counted(install.messages_to_index, 'message')} to index; "
         f"language: {install.language.value}"
     )
+    semantic = database.apply_semantic(arguments)
+    if semantic is not None:
+        print(semantic)
     return 0

@@ -11,6 +11,7 @@ from chat_recall.domain.wording import counted
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser)
     options.add_language(parser)
+    options.add_semantic(parser)
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -31,4 +32,7 @@ def run(arguments: argparse.Namespace) -> int:
         f"language: {report.language.value}"
     )
     print(f"write lock: {report.write_lock.summary()}")
+    semantic = database.apply_semantic(arguments)
+    if semantic is not None:
+        print(semantic)
     return 0

@@ -1,6 +1,7 @@
-// chat-recall's search page: keyboard use. The page works without it (plain links and
-// a form); this only adds keys. Loaded from /static (the Content-Security-Policy
-// allows no inline script).
+// chat-recall's search page: keyboard use, and short addresses for the search form.
+// The page works without it (plain links and a form); this only adds keys and leaves
+// empty fields out. Loaded from /static (the Content-Security-Policy allows no inline
+// script).
 (function () {
   "use strict";
 
@@ -67,6 +68,25 @@
       search.focus();
       search.select();
     }
+  });
+
+  // The search form leaves out its empty fields (an open side of the time window), so
+  // the address of a search stays the short link a person would write. Without this
+  // script the form sends them empty, which the page reads the same way.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.classList.contains("search")) {
+      return;
+    }
+    var parameters = new URLSearchParams();
+    new FormData(form).forEach(function (value, name) {
+      if (value !== "") {
+        parameters.append(name, value);
+      }
+    });
+    event.preventDefault();
+    var query = parameters.toString();
+    window.location.assign(form.action + (query ? "?" + query : ""));
   });
 
   document.addEventListener("DOMContentLoaded", function () {

