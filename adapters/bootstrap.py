@@ -62,6 +62,7 @@ from chat_recall.domain.ports import (
 from chat_recall.domain.projection import DEFAULT_POLICY, MarkupPolicy, TagRule
 from chat_recall.domain.search.ranking import SearchPolicy
 from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.language import Language
 
 if TYPE_CHECKING:
     from chat_recall.adapters.memory.database import InMemoryDatabase
@@ -308,6 +309,7 @@ def sqlite(
     analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
     engine: Engine | None = None,
+    language: Language | None = None,
     semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
@@ -316,9 +318,14 @@ def sqlite(
     upgraded (idempotently), and WAL mode is switched on. With `create_host_schema`, the
     reference host tables are created first (standalone use). With `install=False` the
     derived index must already be installed (IndexUnavailable otherwise) and nothing is
-    written at start. `analysis` is how text becomes terms (default: Porter stemming,
-    `TextAnalysis.plain()` for none); an index built under another one is rebuilt in
-    the background.
+    written at start.
+
+    `language` is the language whose word families the index joins: `Language.GERMAN`
+    makes `Rechnung` find `Rechnungen` (Snowball stems, the `snowball` extra);
+    `Language.ENGLISH` is Porter stemming, `Language.NONE` no stemming. The default,
+    `None`, keeps the language the index records (English when none is), as the CLI
+    and the MCP server do; naming another one re-indexes in the background. `analysis`
+    names the text analysis itself instead (tests and evaluations).
 
     `engine` says where the searchable text lives: FTS5 tables in the database
     (`Engine.SQLITE`), or tantivy indexes in a directory beside the database file
@@ -337,7 +344,6 @@ def sqlite(
     or off (`Semantic.off()`, which drops the vectors), and records the choice with the
     index; None uses the choice recorded (off when none was): see `adapters/semantic.py`.
     """
-    analysis = analysis or TextAnalysis.default()
     if isinstance(target, str | Path) and not create_host_schema and not Path(target).exists():
         raise missing_database(Path(target))
     database = SqliteDatabase.open(target, schema or HostSchema.reference())
@@ -345,6 +351,7 @@ def sqlite(
         database.pacer.rule = settings.pacing
     if create_host_schema:
         setup.create_reference_schema(database)
+    analysis = setup.analysis_of(database, analysis, language)
     read_only = not database.writable()
     if install and not read_only:
         try:
@@ -403,6 +410,7 @@ def postgres(
     analysis: TextAnalysis | None = None,
     pool_size: int | None = None,
     overrides: Overrides | None = None,
+    language: Language | None = None,
     semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall inside a host's PostgreSQL database (`postgresql://` URL or libpq
@@ -411,8 +419,8 @@ def postgres(
     At start the schema mapping is checked and the derived index installed or upgraded
     (idempotently; the triggers in one short transaction, existing messages marked for
     indexing in short chunks). `create_host_schema` and `install=False` as for
-    `sqlite`; `analysis` as for `sqlite` (applied by the adapter itself, so PostgreSQL
-    needs no text search extension). The objects live in the first schema of the
+    `sqlite`; `language` and `analysis` as for `sqlite` (applied by the adapter itself,
+    so PostgreSQL needs no text search extension). The objects live in the first schema of the
     connection's search_path.
     """
     from chat_recall.adapters.postgres import setup as pg_setup
@@ -425,7 +433,6 @@ def postgres(
     from chat_recall.adapters.postgres.unit_of_work import PostgresIndexUnitOfWork
     from chat_recall.adapters.postgres.vector_store import PostgresVectorStore
 
-    analysis = analysis or TextAnalysis.default()
     database = PostgresDatabase(dsn, schema or HostSchema.reference())
     if pool_size is not None:
         database.pool_size = pool_size
@@ -433,6 +440,7 @@ def postgres(
         database.probe()
         if create_host_schema:
             pg_setup.create_reference_schema(database)
+        analysis = pg_setup.analysis_of(database, analysis, language)
         if install:
             pg_setup.start(database, analysis)
         else:
@@ -512,10 +520,12 @@ def in_memory(
     tools: ToolSettings | None = None,
     analysis: TextAnalysis | None = None,
     overrides: Overrides | None = None,
+    language: Language | None = None,
     semantic: Semantic | None = None,
 ) -> ChatRecall:
     """chat-recall over in-memory adapters that rank exactly as SQLite FTS5; the host
-    writes through `recall.host` (an `InMemoryHostStore`)."""
+    writes through `recall.host` (an `InMemoryHostStore`). `language` and `analysis`
+    as for `sqlite` (a `database` given keeps the language it records)."""
     # Imported here: a SQLite deployment (and every CLI call) never loads them.
     from chat_recall.adapters.memory.audit import InMemoryIndexAudit
     from chat_recall.adapters.memory.database import InMemoryDatabase, InMemoryHostStore
@@ -525,9 +535,8 @@ def in_memory(
     from chat_recall.adapters.memory.unit_of_work import InMemoryIndexUnitOfWork
     from chat_recall.adapters.memory.vector_store import InMemoryVectorStore
 
-    analysis = analysis or TextAnalysis.default()
     database = database or InMemoryDatabase()
-    prepare_analysis(database, analysis)
+    analysis = prepare_analysis(database, analysis, language)
     container = _container(policy, tools)
     container.register(TextAnalysis, instance=analysis)
     container.register(InMemoryDatabase, instance=database)

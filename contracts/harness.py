@@ -15,6 +15,7 @@ from collections.abc import Callable
 import attrs
 
 from chat_recall.application.service import ChatRecall
+from chat_recall.domain.text.language import Language
 
 
 @attrs.frozen
@@ -58,6 +59,9 @@ class StorageHarness:
     storage_state: Callable[[], object] | None = None
     # With `grouped_publishing`: make what units of work wrote searchable now.
     publish: Callable[[ChatRecall], None] | None = None
+    # A facade over the same storage started under another language (`Language`: its
+    # index re-indexed under it), where the adapter lets a host choose one.
+    open_in: Callable[[Language], ChatRecall] | None = None
     _opened: list[ChatRecall] = attrs.field(init=False, factory=list)
 
     def publish_writes(self, recall: ChatRecall) -> None:
@@ -74,6 +78,13 @@ class StorageHarness:
     def reopen(self) -> ChatRecall:
         """A fresh facade over the same storage, as after a restart."""
         recall = self.open()
+        self._opened.append(recall)
+        return recall
+
+    def reopen_in(self, language: Language) -> ChatRecall:
+        """A fresh facade over the same storage, started under `language`."""
+        assert self.open_in is not None, "the adapter under test chooses no language"
+        recall = self.open_in(language)
         self._opened.append(recall)
         return recall
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import sys
+from functools import partial
 
 import attrs
+import pytest
 
+from chat_recall.application.service import ChatRecall
 from chat_recall.contracts.fixtures import (
     APP,
     ASSISTANT,
@@ -18,11 +22,13 @@ from chat_recall.contracts.fixtures import (
     seed_chat,
 )
 from chat_recall.contracts.harness import StorageHarness
+from chat_recall.domain.errors import MissingExtra
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, IndexStats, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery, VocabularyProbe
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
+from chat_recall.domain.text.language import Language
 from chat_recall.domain.time_window import TimeWindow
 
 
@@ -47,11 +53,18 @@ def reference_fts5_scores(
     connection.execute(
         f"CREATE VIRTUAL TABLE ref USING fts5(title, body, chat_ref, tokenize = '{tokenizer}')"
     )
+    # An analysis that writes its stems (a Snowball language) is given to FTS5 as them.
+    written = analysis.written_text if analysis.writes_stems else str
     connection.executemany(
         "INSERT INTO ref(rowid, title, body, chat_ref) VALUES (?, ?, ?, ?)",
-        [(rowid, title, body, f"c{chat_id}") for rowid, title, body, chat_id in documents],
+        [
+            (rowid, written(title), written(body), f"c{chat_id}")
+            for rowid, title, body, chat_id in documents
+        ],
     )
-    match = " OR ".join('"' + " ".join(p).replace('"', '""') + '"' for p in phrases)
+    match = " OR ".join(
+        '"' + " ".join(analysis.written_phrase(p)).replace('"', '""') + '"' for p in phrases
+    )
     rows = connection.execute(
         "SELECT rowid, bm25(ref, 10.0, 1.0, 0.0) FROM ref WHERE ref MATCH ?",
         (f"{{title body}} : ({match})",),
@@ -332,6 +345,114 @@ class IndexStoreContract(HarnessLifecycle):
             assert len(found) == 2
         else:
             assert found == [database]
+
+    def test_word_families_follow_the_install_language(self, harness: StorageHarness) -> None:
+        """Under the language an install names, a word finds its inflections in that
+        language (`Rechnung` finds `Rechnungen`, which English stems never join); a
+        change of language re-indexes what is there; documents keep their text as
+        written; back in English, English stems join again."""
+        if harness.open_in is None:
+            pytest.skip("the adapter under test lets a host choose no language")
+        recall = harness.recall()
+        invoice_text = "Die Rechnungen gehen am Monatsende raus."
+        _, (invoices, towels) = seed_chat(
+            recall.host, APP, "Berlin", [(ASSISTANT, invoice_text), (USER, "towels cost 2")]
+        )
+        families = {  # language: (the word asked, the message that writes it inflected)
+            Language.FRENCH: ("animal", "Les animaux ne sont pas admis."),
+            Language.SPANISH: ("excursión", "Las excursiones salen los martes."),
+            Language.ITALIAN: ("colazione", "Le colazioni sono servite alle 7:30."),
+            Language.DUTCH: ("boeking", "Boekingen via een platform kosten commissie."),
+        }
+        written = {Language.GERMAN: (invoices, invoice_text)}
+        for language, (_, text) in families.items():
+            (message,) = seed_chat(recall.host, APP, "house", [(ASSISTANT, text)])[1]
+            written[language] = (message, text)
+        families[Language.GERMAN] = ("Rechnung", invoice_text)
+        recall.indexer.run_until_idle()
+        harness.publish_writes(recall)
+
+        def found(current: ChatRecall, *words: str) -> list[MessageId]:
+            query = ScopedQuery(MatchQuery.of_words(*words), APP)
+            return [candidate.message_id for candidate in current.index.search(query)]
+
+        assert found(recall, "rechnung") == []
+        assert found(recall, "towel") == [towels]
+        for language, (word, _) in families.items():
+            current = harness.reopen_in(language)
+            current.indexer.run_until_idle()
+            harness.publish_writes(current)
+            assert current.index.analysis.language is language
+            message, text = written[language]
+            assert found(current, word.lower()) == [message], language
+            (document,) = current.index.documents(APP, [message])
+            assert document.body == text  # as written, not as stems
+        german = harness.reopen_in(Language.GERMAN)
+        german.indexer.run_until_idle()
+        harness.publish_writes(german)
+        assert found(german, "rechnung", "monatsende") == [invoices]
+        query = ScopedQuery(MatchQuery((("rechnung", "gehen"),)), APP)  # a phrase
+        assert [c.message_id for c in german.index.search(query)] == [invoices]
+        english = harness.reopen_in(Language.ENGLISH)
+        english.indexer.run_until_idle()
+        harness.publish_writes(english)
+        assert found(english, "rechnung") == []
+        assert found(english, "towel") == [towels]
+
+    def test_a_language_without_its_stemmer_is_refused_and_the_index_kept(
+        self, harness: StorageHarness, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A start under a Snowball language this install cannot stem (PyStemmer
+        missing, or without that language's algorithm) raises `MissingExtra` naming
+        the extra, on every engine alike, before anything is written: the index keeps
+        the language it records and answers as before. So does an index that records
+        such a language, opened where the extra is missing: it is refused, never
+        re-indexed in English behind the host's back."""
+        if harness.open_in is None:
+            pytest.skip("the adapter under test lets a host choose no language")
+        recall = harness.recall()
+        _, (invoices,) = seed_chat(
+            recall.host, APP, "Berlin", [(ASSISTANT, "Die Rechnungen gehen am Montag raus.")]
+        )
+        recall.indexer.run_until_idle()
+        harness.publish_writes(recall)
+
+        def found(current: ChatRecall, word: str) -> list[MessageId]:
+            query = ScopedQuery(MatchQuery.of_words(word), APP)
+            return [candidate.message_id for candidate in current.index.search(query)]
+
+        def refused(language: Language | None, reason: str) -> None:
+            before = harness.storage_state() if harness.storage_state else None
+            start = harness.reopen if language is None else partial(harness.reopen_in, language)
+            with pytest.raises(MissingExtra, match=reason) as raised:
+                start()
+            assert raised.value.extra == "snowball"
+            if harness.storage_state is not None:
+                assert harness.storage_state() == before
+
+        import Stemmer  # PyStemmer: this suite runs with the snowball extra
+
+        algorithms = [name for name in Stemmer.algorithms() if name != "german"]
+        with monkeypatch.context() as patched:
+            patched.setattr(Stemmer, "algorithms", lambda: algorithms)
+            refused(Language.GERMAN, "no german stemmer")
+        with monkeypatch.context() as patched:
+            patched.setitem(sys.modules, "Stemmer", None)  # the import fails
+            refused(Language.GERMAN, r"chat-recall\[snowball\]")
+        english = harness.reopen()
+        assert english.index.analysis.language is Language.ENGLISH
+        assert found(english, "rechnungen") == [invoices]
+
+        german = harness.reopen_in(Language.GERMAN)
+        german.indexer.run_until_idle()
+        harness.publish_writes(german)
+        assert found(german, "rechnung") == [invoices]
+        with monkeypatch.context() as patched:
+            patched.setitem(sys.modules, "Stemmer", None)
+            refused(None, r"chat-recall\[snowball\]")  # it records german
+        again = harness.reopen()
+        assert again.index.analysis.language is Language.GERMAN
+        assert found(again, "rechnung") == [invoices]
 
     def test_vocabulary_holds_the_apps_own_terms_and_their_documents(
         self, harness: StorageHarness

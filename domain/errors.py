@@ -117,6 +117,15 @@ class StorageReadOnly(IndexUnavailable):
     system): the tools still read it, but the index cannot be advanced here."""
 
 
+class MissingExtra(IndexUnavailable):
+    """A feature that needs one of chat-recall's optional extras was asked for without
+    it installed; `extra` names it, the message says how to install it."""
+
+    def __init__(self, extra: str, message: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+
+
 class EmbeddingFailed(ChatRecallError):
     """The embedding model could not run: a model file that does not load, a remote
     service that does not answer or answers with something that is no vector. Search

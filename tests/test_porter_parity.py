@@ -12,14 +12,18 @@ import sqlite3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chat_recall.adapters.snowball import analysis_for
 from chat_recall.domain.text import index_text, tokenize
 from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.language import Language
 from chat_recall.domain.text.porter import MAX_BYTES, porter_stem
 from chat_recall.domain.text.unicode61 import fold
 from tests.benchmarks.fixture import vocabulary
 from tests.evaluation.corpus import load_apps
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
+# A Snowball analysis: its `find_terms` stems every token instead of scanning prefixes.
+GERMAN = analysis_for(Language.GERMAN)
 
 
 def _oracle() -> sqlite3.Connection:
@@ -187,7 +191,7 @@ def test_find_terms_finds_exactly_the_tokens_whose_term_is_wanted(
     text: str, wanted_words: list[str], other_words: list[str]
 ) -> None:
     stored = index_text(" ".join([text, *wanted_words, *other_words, *wanted_words]))
-    for analysis in (TextAnalysis.default(), TextAnalysis.plain()):
+    for analysis in (TextAnalysis.default(), TextAnalysis.plain(), GERMAN):
         wanted = frozenset(term for word in wanted_words for term in analysis.terms(word))
         found = analysis.find_terms(stored, wanted)
         expected = [term for term in analysis.terms(stored) if term in wanted]
@@ -208,7 +212,7 @@ def test_ascii_text_finds_the_terms_the_table_finds(
     stored = index_text(" ".join([text, *wanted_words, *other_words]))
     if not stored.isascii():
         stored = index_text(text)
-    for analysis in (TextAnalysis.default(), TextAnalysis.plain()):
+    for analysis in (TextAnalysis.default(), TextAnalysis.plain(), GERMAN):
         wanted = frozenset(term for word in wanted_words for term in analysis.terms(word))
         wanted |= frozenset(analysis.terms(stored)[:2])
         assert analysis.find_terms(stored, wanted) == analysis.find_terms(

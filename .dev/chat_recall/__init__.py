@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         ChatRecallError,
         IndexUnavailable,
         InvalidArguments,
+        MissingExtra,
         NotFound,
         SchemaMismatch,
         StorageBusy,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
         TelemetryEvent,
         ToolCallEvent,
     )
+    from chat_recall.domain.text.language import Language
 
 # Public name -> the module that defines it. `tests/test_public_api.py` keeps this,
 # `__all__` and the typing imports above in step.
@@ -90,6 +92,7 @@ _EXPORTS: dict[str, str] = {
     "ChatRecallError": "chat_recall.domain.errors",
     "IndexUnavailable": "chat_recall.domain.errors",
     "InvalidArguments": "chat_recall.domain.errors",
+    "MissingExtra": "chat_recall.domain.errors",
     "NotFound": "chat_recall.domain.errors",
     "SchemaMismatch": "chat_recall.domain.errors",
     "StorageBusy": "chat_recall.domain.errors",
@@ -112,6 +115,7 @@ _EXPORTS: dict[str, str] = {
     "RowsQuarantinedEvent": "chat_recall.domain.telemetry",
     "TelemetryEvent": "chat_recall.domain.telemetry",
     "ToolCallEvent": "chat_recall.domain.telemetry",
+    "Language": "chat_recall.domain.text.language",
 }
 
 __all__ = [
@@ -132,8 +136,10 @@ __all__ = [
     "IndexUnavailable",
     "IndexerSettings",
     "InvalidArguments",
+    "Language",
     "MarkupPolicy",
     "MessageId",
+    "MissingExtra",
     "NotFound",
     "PlanningSettings",
     "ReadChatOutput",

@@ -232,3 +232,29 @@ def command_line(arguments: argparse.Namespace, command: str) -> str:
             continue
         parts += [flag, shlex.quote(str(value))]
     return " ".join(parts)
+
+
+def add_language(parser: argparse.ArgumentParser) -> None:
+    from chat_recall.domain.text.language import Language
+
+    parser.add_argument(
+        "--language",
+        metavar="NAME",
+        choices=[language.value for language in Language],
+        default=None,
+        help=(
+            "the language whose word families search joins, so `Rechnung` finds "
+            "`Rechnungen` (german): english (Porter stems), none, or a Snowball language "
+            "(needs the snowball extra): "
+            + ", ".join(language.value for language in Language if language.snowball)
+            + ". Recorded with the index; a change re-indexes in the background "
+            "(default: the recorded language, english for a new index)"
+        ),
+    )
+
+
+def language(arguments: argparse.Namespace) -> Any:
+    """The `--language` given (a `Language`), or None."""
+    from chat_recall.domain.text.language import Language
+
+    return None if arguments.language is None else Language(arguments.language)

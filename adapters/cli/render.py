@@ -251,6 +251,9 @@ def status_text(data: Mapping[str, Any], command: Callable[[str], str]) -> str:
             f"{database}: the index holds {counted(total, 'message')} of "
             f"{counted(len(apps), 'app')}{held}."
         )
+        language = data.get("language")
+        if language and language != "english":  # English, the default, goes unsaid
+            out.append(f"Language: {language} (search joins its word families).")
         backlog = data["backlog"]
         if backlog["messages"] or backlog["chats"]:
             waiting = counted(backlog["messages"], "message")

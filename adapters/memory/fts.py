@@ -2,8 +2,9 @@
 
 Terms are the table's `TextAnalysis` of `domain.text.tokenize` (FTS5 `unicode61
 remove_diacritics 2`), stemmed by `porter_stem` as FTS5's `porter` tokenizer does when
-the analysis stems (both checked against SQLite by the tests); query phrases are
-analysed the same way, as FTS5 does. Columns are (title, body, chat_ref) as in the SQLite
+the analysis stems (both checked against SQLite by the tests), or the Snowball stems
+the SQLite adapter writes into its table for a language that has them; query phrases
+are analysed the same way, as FTS5 does. Columns are (title, body, chat_ref) as in the SQLite
 layout; bm25 follows FTS5's `fts5Bm25Function`: k1 = 1.2, b = 0.75, per-column
 weights, document length summed over all indexed columns, avgdl over the table,
 IDF = log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, score negated (lower is better).
@@ -104,7 +105,7 @@ class FtsTable:
         out is left out here too."""
         analysed = [self.analysis.phrase(phrase) for phrase in phrases]
         tokens = (self.analysis.token_for(term) for term in terms)
-        return analysed + [(self.analysis.term(token),) for token in tokens if token]
+        return analysed + [(self.analysis.engine_term(token),) for token in tokens if token]
 
     def _holds(self, row: FtsRow, phrases: list[Phrase]) -> bool:
         return any(count_phrase(row.title, p) or count_phrase(row.body, p) for p in phrases)

@@ -9,6 +9,7 @@ import attrs
 from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, RECLAIM_PER_STEP, chat_ref
 from chat_recall.adapters.memory.database import DocMeta, InMemoryDatabase
 from chat_recall.adapters.memory.fts import FtsTable
+from chat_recall.adapters.snowball import chosen_analysis
 from chat_recall.domain.model import (
     AppId,
     Candidate,
@@ -22,25 +23,33 @@ from chat_recall.domain.model import (
 )
 from chat_recall.domain.query import ScopedQuery, TermCount, VocabularyProbe
 from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.language import Language
 
 ANALYSIS_KEY = "analysis"
 
 
-def prepare_analysis(database: InMemoryDatabase, analysis: TextAnalysis) -> bool:
-    """As the SQLite adapter at start: documents built under another analysis are
-    dropped and every message is marked for indexing again. True when it did so."""
+def prepare_analysis(
+    database: InMemoryDatabase,
+    analysis: TextAnalysis | None = None,
+    language: Language | None = None,
+) -> TextAnalysis:
+    """As the SQLite adapter at start: the analysis named (`analysis`, else
+    `language`'s), else the one recorded, else English; documents built under another
+    analysis are dropped and every message is marked for indexing again. Returns the
+    analysis in use."""
     with database.lock:
         recorded = database.meta.get(ANALYSIS_KEY)
+        analysis = chosen_analysis(analysis, language, recorded)
         database.meta[ANALYSIS_KEY] = analysis.name
         if recorded in (None, analysis.name):
-            return False
+            return analysis
         database.fts.clear()
         database.docs.clear()
         database.deleted_messages.clear()
         database.deleted_chats.clear()
         for message in sorted(database.messages.values(), key=lambda m: m.id):
             database.mark_message(message)
-        return True
+        return analysis
 
 
 @attrs.define

@@ -41,6 +41,8 @@ from chat_recall.application.importing import (
 )
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.schema_version import version_problem
+from chat_recall.domain.text.analysis import language_of_name
+from chat_recall.domain.text.language import Language
 
 if TYPE_CHECKING:
     from chat_recall.application.service import ChatRecall
@@ -62,28 +64,37 @@ def _locked(seconds: float) -> WriteLockStats:
     return stats
 
 
-def _install(database: PostgresDatabase) -> InstallReport:
+def _install(database: PostgresDatabase, language: Language | None = None) -> InstallReport:
     started = time.monotonic()
-    report = setup.start(database)
+    report = setup.start(database, language=language)
     return InstallReport(
         report.previous_version,
         report.version,
         report.dirty_messages,
         time.monotonic() - started,
         _locked(report.locked_seconds),
+        report.language,
     )
 
 
-def initialise(url: str) -> InitReport:
-    """The reference host tables (unless there) and the index."""
+def initialise(url: str, language: Language | None = None) -> InitReport:
+    """The reference host tables (unless there) and the index (under `language`, as
+    the SQLite adapter's `initialise`)."""
     with _database(url, HostSchema.reference()) as database:
         created = setup.create_reference_schema(database)
-        return InitReport(False, created, _install(database))
+        return InitReport(False, created, _install(database, language))
 
 
-def install(url: str, schema: HostSchema) -> InstallReport:
+def install(url: str, schema: HostSchema, language: Language | None = None) -> InstallReport:
     with _database(url, schema) as database:
-        return _install(database)
+        return _install(database, language)
+
+
+def recorded_language(url: str, schema: HostSchema) -> Language | None:
+    """The language the index records (None when nothing is installed)."""
+    with _database(url, schema) as database:
+        recorded = database.read(migrations.chosen_analysis)
+    return None if recorded is None else language_of_name(recorded)
 
 
 def recorded_engine(url: str, schema: HostSchema) -> None:

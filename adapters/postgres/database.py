@@ -125,8 +125,8 @@ class PostgresDatabase:
         """One connection, made and closed at once, before any pool exists: a wrong
         password, a database that does not exist, a malformed URL or a server that
         cannot be reached is an IndexUnavailable at once, with libpq's own reason (a
-        pool retried in the background for its timeout, five times over: 27 s, with a
-        warning each time and a reason that hid the real one)."""
+        pool retried in the background for its whole timeout, several times over, with
+        a warning each time and a reason that hid the real one)."""
         try:
             psycopg.connect(self.dsn, connect_timeout=CONNECT_TIMEOUT_SECONDS).close()
         except psycopg.Error as error:

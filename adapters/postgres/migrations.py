@@ -355,6 +355,12 @@ def recorded_analysis(connection: psycopg.Connection[Any]) -> str | None:
     return None if row is None else str(row[0])
 
 
+def chosen_analysis(connection: psycopg.Connection[Any]) -> str | None:
+    """The analysis the index records (None before chat-recall is installed)."""
+    exists = connection.execute("SELECT to_regclass(%s) IS NOT NULL", (META,)).fetchone()
+    return recorded_analysis(connection) if exists and exists[0] else None
+
+
 def record_analysis(connection: psycopg.Connection[Any], analysis: TextAnalysis) -> None:
     connection.execute(
         f"INSERT INTO {META} (key, value) VALUES ('analysis', %s) "

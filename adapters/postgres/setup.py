@@ -14,10 +14,12 @@ from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
 from chat_recall.adapters.postgres import migrations, vector_store
 from chat_recall.adapters.postgres.database import PostgresDatabase, translate_errors
 from chat_recall.adapters.postgres.dirty_queue import PostgresDirtyQueue
+from chat_recall.adapters.snowball import chosen_analysis
 from chat_recall.adapters.sqlite.schema import HostSchema, quote
 from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch, StorageError
 from chat_recall.domain.schema_version import NOT_INSTALLED
-from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
+from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.language import Language
 
 REFERENCE_HOST_DDL = (
     """CREATE TABLE IF NOT EXISTS chats (
@@ -54,6 +56,7 @@ class InstallReport:
     # triggers are created in it), seconds.
     locked_seconds: float = 0.0
     rebuilt_for_analysis: bool = False
+    language: Language = Language.default()  # the install's (`TextAnalysis.language`)
 
 
 def verify_schema(connection: psycopg.Connection[Any], schema: HostSchema) -> None:
@@ -103,13 +106,29 @@ def create_reference_schema(database: PostgresDatabase) -> bool:
     return database.write(create)
 
 
-def start(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -> InstallReport:
+def analysis_of(
+    database: PostgresDatabase, analysis: TextAnalysis | None, language: Language | None = None
+) -> TextAnalysis:
+    """The analysis a start uses (`snowball.chosen_analysis`): the one named, else the
+    one the index records, else English."""
+    if analysis is None and language is None:
+        return chosen_analysis(None, None, database.read(migrations.chosen_analysis))
+    return chosen_analysis(analysis, language, None)
+
+
+def start(
+    database: PostgresDatabase,
+    analysis: TextAnalysis | None = None,
+    language: Language | None = None,
+) -> InstallReport:
     """Check the host schema, install or upgrade the derived objects and the triggers
     (one short transaction), build the read index on the host's messages concurrently,
     and mark the existing messages for indexing in short chunks. An index built under
-    another text analysis is emptied and rebuilt in the background (the new analysis
-    is recorded last, so an interrupted start does it again). Idempotent."""
+    another text analysis (one named by `analysis` or `language`; none named: the one
+    the index records) is emptied and rebuilt in the background (the new analysis is
+    recorded last, so an interrupted start does it again). Idempotent."""
     database.read(lambda c: verify_schema(c, database.schema))
+    analysis = analysis_of(database, analysis, language)
     started = time.monotonic()
     previous = _install(database)
     locked = time.monotonic() - started
@@ -126,7 +145,9 @@ def start(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS)
     database.write(lambda c: migrations.record_analysis(c, analysis))
     database.write(lambda c: c.execute(IMPORT_LINKS_DDL))  # one statement: a short transaction
     backlog = dirty.backlog().messages
-    return InstallReport(previous, migrations.SCHEMA_VERSION, backlog, locked, rebuilt)
+    return InstallReport(
+        previous, migrations.SCHEMA_VERSION, backlog, locked, rebuilt, analysis.language
+    )
 
 
 # Tries of the install transaction when its trigger DDL met the host's lock (each waits
@@ -169,7 +190,7 @@ def _build_order_index(database: PostgresDatabase) -> None:
         connection.execute(migrations.order_index_sql(database.schema))
 
 
-def verify(database: PostgresDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -> int:
+def verify(database: PostgresDatabase, analysis: TextAnalysis) -> int:
     """Read-only start: the schema mapping and an installed derived index built under
     `analysis`. Returns the installed schema version; a stored version this release
     cannot use raises IndexUnavailable naming the fix, as `install` does."""

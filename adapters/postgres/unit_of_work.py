@@ -74,7 +74,7 @@ class PostgresIndexWriter:
         marker a host transaction holds (it is writing that message now) is skipped,
         not waited for: waiting, this transaction held the markers it had deleted
         already, and the host's writes to those messages queued behind it for the lock
-        timeout (5 s each, a red-team found). A skipped marker stays dirty."""
+        timeout, each of them. A skipped marker stays dirty."""
         markers = [m for m in self.markers if not excluding or m.id not in excluding]
         if not markers:
             return set()

@@ -29,6 +29,8 @@ from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.indexing import index_stamp
 from chat_recall.domain.model import AppId, Finding
 from chat_recall.domain.schema_version import reported_version, version_problem
+from chat_recall.domain.text.analysis import language_of_name
+from chat_recall.domain.text.language import Language
 
 if TYPE_CHECKING:
     from chat_recall.adapters.engines import Engine
@@ -76,6 +78,7 @@ class InstallReport:
     messages_to_index: int
     seconds: float
     write_lock: WriteLockStats  # how long host writers had to wait for this
+    language: Language = Language.default()  # whose word families the index joins
 
 
 @attrs.frozen
@@ -95,20 +98,22 @@ class UninstallReport:
     forced: tuple[str, ...] = ()
 
 
-def _install(database: SqliteDatabase) -> InstallReport:
+def _install(database: SqliteDatabase, language: Language | None = None) -> InstallReport:
     started = time.monotonic()
-    report = setup.start(database)
+    report = setup.start(database, language=language)
     return InstallReport(
         report.previous_version,
         report.version,
         report.dirty_messages,
         time.monotonic() - started,
         database.lock_stats,
+        report.language,
     )
 
 
-def initialise(path: Path) -> InitReport:
-    """A standalone database: the reference host tables (unless there) and the index."""
+def initialise(path: Path, language: Language | None = None) -> InitReport:
+    """A standalone database: the reference host tables (unless there) and the index
+    (under `language`; None: the one it records, else English)."""
     with _new_file(path) as created, _database(path, HostSchema.reference()) as database:
         with database.writing() as connection:
             had_tables = connection.execute(
@@ -116,12 +121,21 @@ def initialise(path: Path) -> InitReport:
                 ("chats", "messages"),
             ).fetchone()[0]
         setup.create_reference_schema(database)
-        return InitReport(created, had_tables < 2, _install(database))
+        return InitReport(created, had_tables < 2, _install(database, language))
 
 
-def install(path: Path, schema: HostSchema) -> InstallReport:
+def install(path: Path, schema: HostSchema, language: Language | None = None) -> InstallReport:
+    """Install or upgrade the index (under `language`; None: the one it records, else
+    English: a change re-indexes in the background)."""
     with _database(require_existing(path), schema) as database:
-        return _install(database)
+        return _install(database, language)
+
+
+def recorded_language(path: Path, schema: HostSchema) -> Language | None:
+    """The language the index records (None when nothing is installed or recorded)."""
+    with _database(require_existing(path), schema) as database, database.reading() as connection:
+        recorded = migrations.chosen_analysis(connection)
+    return None if recorded is None else language_of_name(recorded)
 
 
 def recorded_engine(path: Path, schema: HostSchema) -> Engine | None:
@@ -307,6 +321,8 @@ class StatusReport:
     not_indexed: list[NotIndexedStatus]
     checks: list[CheckStatus]
     problems: list[str]
+    # whose word families the index joins (`Language`; None: not installed)
+    language: str | None = None
     # The semantic layer (None while it is off and was never on).
     semantic: SemanticStatus | None = None
 
@@ -344,6 +360,7 @@ class StatusReport:
             apps.append(AppStatus(app_id, stats.documents, stats.unreclaimed))
         return attrs.evolve(
             self,
+            language=index.analysis.language.value,
             semantic=SemanticStatus.of(recall),
             index_stamp=StampStatus(stored_stamp, current, stored_stamp != current),
             backlog=BacklogStatus(backlog.messages, backlog.chats, backlog.purges),

@@ -26,10 +26,10 @@ from chat_recall.adapters.sqlite.migrations import (
 from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, MessageId, MessageMarker
 
 # Messages marked per transaction when a projection change re-marks everything
-# (measured: ~10 ms for 5,000 on a 1M-message database).
+# (few enough that each transaction stays short however large the database).
 MARK_CHUNK = 5_000
-# Messages of a dirty chat marked per transaction (a renamed 200k-message chat is
-# re-marked in 100 short transactions, not one long one).
+# Messages of a dirty chat marked per transaction (a renamed chat of any size is
+# re-marked in many short transactions, not one long one).
 EXPAND_CHUNK = 500
 
 

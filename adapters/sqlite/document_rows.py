@@ -60,8 +60,8 @@ def hidden_in_app(connection: sqlite3.Connection, app_id: AppId) -> int:
     before the visibility check). Both lookups are of small tables, outside a reclaim
     backlog: the second goes from the deleted chats to their documents by chat (CROSS
     JOIN keeps that order, `+` keeps the app's index out of it; SQLite chose to read
-    every document of the app and look its chat up, 18 ms a search in a 181k-message
-    app, most of a rare term's search)."""
+    every document of the app and look its chat up, which in a large app was most of
+    a rare term's search)."""
     count = connection.execute(
         f"SELECT (SELECT count(*) FROM {DELETED_MESSAGES}) + (SELECT count(*) "
         f"FROM {DELETED_CHATS} AS y CROSS JOIN {DOCS} AS d ON d.chat_id = y.chat_id "

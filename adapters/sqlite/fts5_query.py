@@ -10,6 +10,9 @@ A term of the vocabulary (`MatchQuery.terms`) reaches FTS5 as a token: FTS5's `p
 tokenizer stems every query token, and does not give every stem back unchanged, so the
 token is one that stems to the term (`TextAnalysis.token_for`). A term no such token
 stands for is left out.
+
+Under an analysis that writes its stems (a Snowball language) the table holds the
+stems as text, so a phrase is given as its written stems (`TextAnalysis.written_phrase`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ def _phrases(
     phrases: tuple[Phrase, ...], terms: tuple[str, ...], analysis: TextAnalysis
 ) -> list[str]:
     tokens = (analysis.token_for(term) for term in terms)
-    return [quote_phrase(p) for p in phrases] + [quote_phrase((t,)) for t in tokens if t]
+    written = [quote_phrase(analysis.written_phrase(p)) for p in phrases]
+    return written + [quote_phrase((t,)) for t in tokens if t]
 
 
 def compile_match(

@@ -1,7 +1,9 @@
 """`SqliteFts5IndexStore`: the derived documents in FTS5, one table per app.
 
 Layout (see ARCHITECTURE.md for the numbers that chose it):
-- `chat_recall_fts_<app>`: FTS5 (title, body, chat_ref), rowid = message id.
+- `chat_recall_fts_<app>`: FTS5 (title, body, chat_ref), rowid = message id; under a
+  Snowball language title and body hold the stems as text, and two unindexed columns
+  the text itself (`migrations.WRITTEN_TEXT_COLUMNS`).
 - `chat_recall_docs`: one row per document (app, chat, role, time, flags).
 - `chat_recall_deleted_messages` / `chat_recall_deleted_chats`: what the host deleted
   (one row per message, one per chat, written by the triggers in the host's delete).
@@ -39,6 +41,7 @@ from chat_recall.adapters.sqlite.migrations import (
     META,
     PURGE,
     QUARANTINE,
+    WRITTEN_TEXT_COLUMNS,
     forget_order_of_gone_chat,
     fts_table_ddl,
     fts_table_name,
@@ -91,8 +94,9 @@ RECLAIM_CHUNK = 2
 ORPHAN_SCAN_CHUNK = 5_000
 ORPHAN_REMOVE_CHUNK = 25
 
-# Documents per text insert at most (4 bound values each; SQLite's own bound-value
-# limit, 999 before 3.32, may allow fewer): an indexer batch in one statement.
+# Documents per text insert at most (4 bound values each, 6 where the table holds
+# stems; SQLite's own bound-value limit, 999 before 3.32, may allow fewer): an indexer
+# batch in one statement.
 TEXT_ROWS = 256
 
 T = TypeVar("T")
@@ -147,7 +151,7 @@ class SqliteFts5IndexStore:
         for app_id, app_documents in by_app.items():
             self._written.add(app_id)
             table = quote(self._ensure_table(connection, app_id))
-            texts = partial(_insert_texts, connection, table, app_documents)
+            texts = partial(_insert_texts, connection, table, app_documents, self.analysis)
             described = partial(document_rows.insert_rows, connection, app_documents)
             if not self._on_app_table(connection, app_id, texts) or not self._on_app_table(
                 connection, app_id, described, shared=True
@@ -666,9 +670,10 @@ class SqliteFts5IndexStore:
             if table is None:
                 return []
             marks = ", ".join("?" for _ in message_ids)
+            texts = WRITTEN_TEXTS if self.analysis.writes_stems else "f.title, f.body"
             rows = connection.execute(
                 f"""
-                SELECT d.message_id, f.title, f.body, d.chat_id, d.role, d.created_at,
+                SELECT d.message_id, {texts}, d.chat_id, d.role, d.created_at,
                        d.is_compaction_summary, d.projection_truncated
                 FROM {DOCS} AS d JOIN {quote(table)} AS f ON f.rowid = d.message_id
                 WHERE d.message_id IN ({marks}) AND d.app_id = ? AND NOT {document_rows.HIDDEN}
@@ -763,6 +768,8 @@ class SqliteFts5IndexStore:
             )
 
 
+# The text of a document where the table holds its stems (`WRITTEN_TEXT_COLUMNS`).
+WRITTEN_TEXTS = ", ".join(f"f.{column}" for column in WRITTEN_TEXT_COLUMNS)
 # Terms looked up per statement (bound values: SQLite's limit was 999 before 3.32).
 VOCABULARY_CHUNK = 500
 # Every text that begins with a prefix sorts below the prefix followed by this.
@@ -794,24 +801,38 @@ def _vocabulary_table(connection: sqlite3.Connection, table: str) -> str:
 
 
 def _insert_texts(
-    connection: sqlite3.Connection, table: str, documents: Sequence[IndexDocument]
+    connection: sqlite3.Connection,
+    table: str,
+    documents: Sequence[IndexDocument],
+    analysis: TextAnalysis,
 ) -> None:
     """The documents' texts into an app's FTS5 table: one multi-row `VALUES` statement
     per TEXT_ROWS documents, the texts bound as they are. Not a JSON array like the
     other statements here: for texts, encoding the array in Python and parsing it again
     in SQLite (`json_each`, `->>`) made the statement markedly slower (docs/results.md).
-    Still one statement for a whole batch (see `_forget` for why that matters)."""
-    rows = min(TEXT_ROWS, connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // 4)
+    Still one statement for a whole batch (see `_forget` for why that matters). Under
+    an analysis that writes its stems, the stems go to title and body, the texts beside
+    them (`WRITTEN_TEXT_COLUMNS`)."""
+    if analysis.writes_stems:
+        columns = "rowid, title, body, chat_ref, " + ", ".join(WRITTEN_TEXT_COLUMNS)
+
+        def values(d: IndexDocument) -> tuple[object, ...]:
+            title, body = analysis.written_text(d.title), analysis.written_text(d.body)
+            return (d.message_id, title, body, chat_ref(d.chat_id), d.title, d.body)
+    else:
+        columns = "rowid, title, body, chat_ref"
+
+        def values(d: IndexDocument) -> tuple[object, ...]:
+            return (d.message_id, d.title, d.body, chat_ref(d.chat_id))
+
+    width = columns.count(",") + 1
+    marks = "(" + ", ".join("?" * width) + ")"
+    rows = min(TEXT_ROWS, connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
     for start in range(0, len(documents), rows):
         chunk = documents[start : start + rows]
         connection.execute(
-            f"INSERT INTO {table}(rowid, title, body, chat_ref) VALUES "
-            + ", ".join(["(?, ?, ?, ?)"] * len(chunk)),
-            [
-                value
-                for d in chunk
-                for value in (d.message_id, d.title, d.body, chat_ref(d.chat_id))
-            ],
+            f"INSERT INTO {table}({columns}) VALUES " + ", ".join([marks] * len(chunk)),
+            [value for d in chunk for value in values(d)],
         )
 
 

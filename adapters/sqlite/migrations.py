@@ -16,10 +16,10 @@ each its own short transaction (`setup.finish`).
 
 Reading a chat in order needs its messages by (created_at, id). Up to version 3 an index
 on the host's messages gave that order, but SQLite builds an index in one statement,
-holding the write lock for as long as it reads the whole table (2 s at 1M heavy
-messages): no host writer may wait that long. From version 4 the order is a table of
-chat-recall's own (`MESSAGE_ORDER`), filled in the install's chunked walk and kept by
-the triggers; a version 3 install keeps its host index (dropping it is one statement
+holding the write lock for as long as it reads the whole table (a time that grows with
+the host's history): no host writer may wait that long. From version 4 the order is a
+table of chat-recall's own (`MESSAGE_ORDER`), filled in the install's chunked walk and
+kept by the triggers; a version 3 install keeps its host index (dropping it is one statement
 too) until uninstall.
 """
 
@@ -83,10 +83,18 @@ def fts_table_name(app_id: int) -> str:
     return f"chat_recall_fts_{app_id}" if app_id >= 0 else f"chat_recall_fts_n{-app_id}"
 
 
+# With an analysis that writes its stems (`TextAnalysis.writes_stems`: a Snowball
+# language), `title` and `body` hold the stems as text and these unindexed columns the
+# index text itself, for excerpts and `documents`.
+WRITTEN_TEXT_COLUMNS = ("title_text", "body_text")
+
+
 def fts_table_ddl(table: str, analysis: TextAnalysis) -> str:
+    texts = "".join(f", {column} UNINDEXED" for column in WRITTEN_TEXT_COLUMNS)
     return (
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {quote(table)} "
-        f"USING fts5(title, body, chat_ref, tokenize = '{fts_tokenizer(analysis)}')"
+        f"USING fts5(title, body, chat_ref{texts if analysis.writes_stems else ''}, "
+        f"tokenize = '{fts_tokenizer(analysis)}')"
     )
 
 
@@ -553,6 +561,15 @@ def recorded_analysis(connection: sqlite3.Connection) -> str | None:
         return str(row[0])
     built = connection.execute(f"SELECT 1 FROM {APPS} LIMIT 1").fetchone()
     return Stemming.NONE.value if built else None
+
+
+def chosen_analysis(connection: sqlite3.Connection) -> str | None:
+    """The analysis recorded by a start that chose one (None before any, and for an
+    install older than the record, which is brought to the default)."""
+    if stored_schema_version(connection) is None:
+        return None
+    row = connection.execute(f"SELECT value FROM {META} WHERE key = ?", (ANALYSIS_KEY,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def record_analysis(connection: sqlite3.Connection, analysis: TextAnalysis) -> None:

@@ -9,13 +9,15 @@ from typing import TYPE_CHECKING
 import attrs
 
 from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
+from chat_recall.adapters.snowball import chosen_analysis
 from chat_recall.adapters.sqlite import migrations, registry, vector_tables
 from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
 from chat_recall.domain.errors import IndexUnavailable, TransactionOverTime
 from chat_recall.domain.schema_version import NOT_INSTALLED
-from chat_recall.domain.text.analysis import DEFAULT_ANALYSIS, TextAnalysis
+from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.language import Language
 
 if TYPE_CHECKING:
     from chat_recall.domain.indexing import BatchSizing
@@ -28,6 +30,7 @@ class InstallReport:
     dirty_messages: int
     rebuilt_for_analysis: bool = False
     registry_repairs: tuple[str, ...] = ()  # what `registry.restore` did
+    language: Language = Language.default()  # the install's (`TextAnalysis.language`)
 
 
 def create_reference_schema(database: SqliteDatabase) -> None:
@@ -36,9 +39,25 @@ def create_reference_schema(database: SqliteDatabase) -> None:
         migrations.execute_script(connection, REFERENCE_HOST_DDL)
 
 
-def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -> InstallReport:
+def analysis_of(
+    database: SqliteDatabase, analysis: TextAnalysis | None, language: Language | None = None
+) -> TextAnalysis:
+    """The analysis a start uses (`snowball.chosen_analysis`): the one named, else the
+    one the index records, else English."""
+    if analysis is None and language is None:
+        with database.reading() as connection:
+            return chosen_analysis(None, None, migrations.chosen_analysis(connection))
+    return chosen_analysis(analysis, language, None)
+
+
+def start(
+    database: SqliteDatabase,
+    analysis: TextAnalysis | None = None,
+    language: Language | None = None,
+) -> InstallReport:
     """Check FTS5 and the host schema, switch to WAL, install or upgrade the derived
-    objects, and rebuild the index if it was built under another text analysis. The
+    objects, and rebuild the index if it was built under another text analysis (one
+    named by `analysis` or `language`; none named: the one the index records). The
     triggers are recreated and the app registry restored (`registry`), so drift of
     either is repaired at every start. Idempotent. A schema version this release cannot
     use (newer, or no version at all) is an IndexUnavailable naming the fix, never
@@ -46,6 +65,7 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
     with database.writing() as connection:
         check_fts5(connection)
         database.schema.verify(connection)
+    analysis = analysis_of(database, analysis, language)
     database.enable_wal()
     previous: int | None = None
     done = False
@@ -64,12 +84,19 @@ def start(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -
         migrations.record_analysis(connection, analysis)
     with database.writing() as connection:  # one statement: a short transaction
         connection.execute(IMPORT_LINKS_DDL)
-    with database.reading() as connection:  # a count of 1M markers: not under the lock
+    with database.reading() as connection:  # a count of every marker: not under the lock
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]
     assert previous is not None
-    return InstallReport(previous, migrations.SCHEMA_VERSION, int(dirty), rebuilt, tuple(repairs))
+    return InstallReport(
+        previous,
+        migrations.SCHEMA_VERSION,
+        int(dirty),
+        rebuilt,
+        tuple(repairs),
+        analysis.language,
+    )
 
 
 def finish(
@@ -164,7 +191,7 @@ def _rebuild_for(database: SqliteDatabase) -> None:
     SqliteDirtyQueue(database).mark_all_messages()
 
 
-def verify(database: SqliteDatabase, analysis: TextAnalysis = DEFAULT_ANALYSIS) -> int:
+def verify(database: SqliteDatabase, analysis: TextAnalysis) -> int:
     """Read-only start: FTS5, the schema mapping, and an installed derived index built
     under `analysis`. Returns the installed schema version."""
     with database.reading() as connection:

@@ -16,10 +16,9 @@ host's database, their schema, and the one writer per index a process may hold.
   app's writer on its first write; another process that tries to write at the same time
   gets a `StorageError` (one indexing process per database; others run read-only).
   A commit closes the writers that had nothing to commit: a writer kept its memory (its
-  threads' heap arenas, ~2.5-9 MB each after a publish here) for as long as it was open,
-  so a backfill that moves from app to app grew by every app it had written (+40 MB
-  over 200k heavy messages in 10 apps, +90 MB over 1M); the writers open are the apps
-  written since the last publish, and opening one again takes ~0.3-2 ms.
+  threads' heap arenas) for as long as it was open, so a backfill that moves from app to
+  app grew by every app it had written; the writers open are the apps written since the
+  last publish, and opening one again is cheap next to that memory.
 """
 
 from __future__ import annotations
@@ -49,12 +48,12 @@ from chat_recall.domain.text.unicode61 import (
 # indexing thread per app writer: the indexer's batches are small and published often.
 WRITER_HEAP_BYTES = 16_000_000
 WRITER_THREADS = 1
-# App writers open at once, at most. A writer takes ~6.6 MB as it opens (40 writers
-# given one document each: +264 MB) and up to its heap as it fills, so a backfill whose
+# App writers open at once, at most. A writer takes memory as it opens and up to its
+# heap as it fills, so a backfill whose
 # messages interleave many apps would hold a writer for each: past this many, the
 # changes are given to the writers app by app, what the open writers hold committed
-# and they closed before more open (`TantivyIndexStore._apply_pending`). 16 writers:
-# ~110-260 MB.
+# and they closed before more open (`TantivyIndexStore._apply_pending`). This bound
+# caps that memory whatever the number of apps.
 MAX_OPEN_WRITERS = 16
 
 
@@ -81,12 +80,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # calls: every fold maps a token character to one token character or none, and leaves
 # every other character alone (checked by tests/adapters/test_tantivy_engine.py). The
 # run class also admits DROPPED (NUL, the domain's same-length fold mark), which is no
-# token character: it is turned into a separator first. ASCII text (95% of the bodies of
-# the heavy benchmark fixture) needs no expression: one `bytes.translate` of its ASCII
-# encoding lower-cases its token characters and turns every other character into a
-# space, and `split` gives the tokens (a 316-character body: 0.7 us to translate, where
-# `str.translate` with a table took 1.5 us, [0-9a-z]+ 8 us and the whole table's run
-# class 24 us).
+# token character: it is turned into a separator first. ASCII text (most message bodies)
+# needs no expression: one `bytes.translate` of its ASCII encoding lower-cases its token
+# characters and turns every other character into a space, and `split` gives the tokens
+# (cheaper than `str.translate` with a table, an ASCII regular expression, or the whole
+# table's run class).
 _TOKEN_RUNS = re.compile(TOKEN_RUN_CHARACTER + "+")
 _ASCII_TOKENS = (
     bytes(
@@ -153,7 +151,7 @@ def engine_terms(text: str, analysis: TextAnalysis) -> str:
 
 
 def to_tantivy(document: IndexDocument, analysis: TextAnalysis) -> tantivy.Document:
-    """The engine's document (field by field: a third faster than `from_dict`)."""
+    """The engine's document (field by field: cheaper than `from_dict`)."""
     terms = _terms(analysis)
     built = tantivy.Document()
     built.add_integer("message_id", document.message_id)
@@ -368,7 +366,7 @@ class TantivyIndexes:
         with self.lock:
             writers = self.writers_to_commit()
             self.committed(commit_writers(writers))
-        if writers:  # at most once a publish (PUBLISH_SECONDS): ~1-10 ms
+        if writers:  # at most once a publish (PUBLISH_SECONDS), so its cost stays rare
             release_free_memory()
 
     def rollback(self) -> None:
@@ -428,8 +426,8 @@ class BackgroundCommit:
     """A commit of some writers on a thread of its own, and what its publish removes
     once the commit has returned: the staged rows up to `mark` and the purge rows of
     `purged` (see `TantivyIndexStore`). tantivy's commit releases the GIL (it waits for
-    the writer's indexing thread to write its segment, then syncs the files: 20-150 ms
-    here), so the indexer projects and stages its next batches meanwhile."""
+    the writer's indexing thread to write its segment, then syncs the files, far
+    longer than a batch), so the indexer projects and stages its next batches meanwhile."""
 
     mark: int | None
     purged: list[MessageId]

@@ -1,11 +1,10 @@
 """Giving the memory tantivy's writers freed back to the operating system.
 
 Each app's writer indexes on a thread of its own, and glibc gives every such thread an
-allocation arena of its own that keeps what the thread frees for later reuse. Measured:
-ten app writers (16 MB indexing budget each) held ~280 MB resident after a backfill
-where ~80 MB were live, and the process grew with every app written (+265 MB over a
-1M-message backfill). `malloc_trim(0)` after a publish returns the free pages of every
-arena (glibc 2.8 and later): the same run stays at ~75 MB. Where the C library has no
+allocation arena of its own that keeps what the thread frees for later reuse, so after
+a backfill the process held several times the memory still live, and it grew with every
+app written. `malloc_trim(0)` after a publish returns the free pages of every arena
+(glibc 2.8 and later), so the process keeps about what is live. Where the C library has no
 `malloc_trim` (musl, macOS) there is nothing to do.
 """
 

@@ -503,8 +503,8 @@ class TantivyIndexStore:
     def _requeue_staged(self, apps: Sequence[AppId] = (), *, upto: int | None = None) -> int:
         """Mark staged messages dirty again (every one, or those of `apps` staged up to
         `upto`; their staged rows stay until they are published anew), at most
-        FORGET_PER_TRANSACTION a transaction, 2 ms apart: a message marked twice is
-        indexed once. Returns how many."""
+        FORGET_PER_TRANSACTION a transaction, with a gap between them for a host writer:
+        a message marked twice is indexed once. Returns how many."""
         among = f" AND app_id IN ({rows.marks(apps)})" if apps else ""
         marked, after, last_seq = 0, -1, upto if upto is not None else 2**63 - 1
         while True:

@@ -5,7 +5,7 @@ position; a branch that starts with a literal character is rejected at once when
 character differs. A trie (`a(?:pi_key|ccess_key)|p(?:ass|wd)`) leaves one branch per
 first character, so finding any of a hundred literals costs about one comparison per
 character of text. Yet `re` still makes an attempt at every character some literal
-starts with (most letters), at about 0.1 us each: `LiteralSearch` makes one only where
+starts with (most letters), each at a cost of its own: `LiteralSearch` makes one only where
 a literal's rarest character stands, and enters the trie only there.
 """
 
@@ -68,10 +68,10 @@ def _pivot(word: str) -> int:
 class LiteralSearch:
     """Every occurrence of a set of literals in a text, left to right, never overlapping,
     the longest where several start at one place: exactly what `finditer` of the
-    `literal_trie` expression finds, in about half its time or less.
+    `literal_trie` expression finds, in less time.
 
     The trie costs one attempt per character that some literal starts with (most
-    letters), and an attempt of `re` costs ~0.1 us whatever the pattern. So the text is
+    letters), and an attempt of `re` has a fixed cost whatever the pattern. So the text is
     first searched for each literal's rarest character (its pivot) followed by the rest
     of the literal and preceded by its beginning (a lookbehind): an attempt only where a
     pivot character stands. A literal that starts at or after `position` has its pivot

@@ -232,7 +232,7 @@ class Redactor:
             and not any(literal in lowered for literal in self._actions)
         ):
             # No literal occurs, so the trie would find nothing: no need to compile it.
-            # Once compiled, the trie is the faster check (3x on short texts).
+            # Once compiled, the trie is the cheaper check, so it is used from then on.
             return
         disabled = self.policy.disabled_kinds
         resume = 0

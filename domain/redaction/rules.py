@@ -51,8 +51,8 @@ def check_pattern(value: str) -> None:
 
 def _valid_pattern(instance: object, attribute: object, value: str) -> None:
     # The catalogue's own patterns are checked by the tests (tests/redaction/
-    # test_catalogue.py), not on every start: compiling all of them cost a command-line
-    # search about 6% of its instructions. Any other pattern is checked when its rule is
+    # test_catalogue.py), not on every start: compiling all of them was a noticeable share
+    # of a command-line search. Any other pattern is checked when its rule is
     # built.
     if value not in _BUILT_IN_PATTERNS:
         check_pattern(value)

@@ -39,9 +39,9 @@ class SearchPolicy:
     # Within a chat, a question whose reply is shown comes after the other matches.
     answers_first: bool = True
     # score * (1 + weight * recency), recency 0 for the oldest candidate of the window and
-    # 1 for the newest. On the tuning half a weight of 0.2 moves superseded decisions up
-    # but costs more elsewhere, and 0.05 changes nothing (tests/evaluation/RESULTS.md,
-    # "What each change did on its own"); off.
+    # 1 for the newest. On the tuning half a weight large enough to move superseded
+    # decisions up costs more elsewhere, and a smaller one changes nothing
+    # (tests/evaluation/RESULTS.md, "What each change did on its own"); off.
     recency_weight: float = 0.0
     # Within a chat, show matches whose body holds query words before title-only ones.
     prefer_body_evidence: bool = True

@@ -12,11 +12,12 @@ from chat_recall.adapters import bootstrap
 from chat_recall.adapters.memory.database import InMemoryDatabase
 from chat_recall.application.service import ChatRecall
 from chat_recall.contracts.harness import Capabilities, StorageHarness
+from chat_recall.domain.text.language import Language
 
 
 def sqlite_harness(path: Path) -> StorageHarness:
-    def open_recall() -> ChatRecall:
-        return bootstrap.sqlite(path, create_host_schema=True)
+    def open_recall(language: Language | None = None) -> ChatRecall:
+        return bootstrap.sqlite(path, create_host_schema=True, language=language)
 
     def dump() -> object:
         """Every row of every table, chat-recall's and the host's, as SQL text."""
@@ -26,12 +27,12 @@ def sqlite_harness(path: Path) -> StorageHarness:
         finally:
             connection.close()
 
-    return StorageHarness(open_recall, storage_state=dump)
+    return StorageHarness(open_recall, storage_state=dump, open_in=open_recall)
 
 
 def postgres_harness(dsn: str) -> StorageHarness:
-    def open_recall() -> ChatRecall:
-        return bootstrap.postgres(dsn, create_host_schema=True)
+    def open_recall(language: Language | None = None) -> ChatRecall:
+        return bootstrap.postgres(dsn, create_host_schema=True, language=language)
 
     def dump() -> object:
         """Every row of every table in the test's schema, chat-recall's and the host's."""
@@ -59,20 +60,21 @@ def postgres_harness(dsn: str) -> StorageHarness:
         open_recall,
         Capabilities(exact_fts5_scores=False, reads_live_rows=True),
         storage_state=dump,
+        open_in=open_recall,
     )
 
 
 def memory_harness() -> StorageHarness:
     database = InMemoryDatabase()
 
-    def open_recall() -> ChatRecall:
-        return bootstrap.in_memory(database=database)
+    def open_recall(language: Language | None = None) -> ChatRecall:
+        return bootstrap.in_memory(database=database, language=language)
 
     def state() -> object:
         with database.lock:
             return repr(attrs.asdict(database, filter=lambda field, _: field.name != "lock"))
 
-    return StorageHarness(open_recall, storage_state=state)
+    return StorageHarness(open_recall, storage_state=state, open_in=open_recall)
 
 
 @pytest.fixture

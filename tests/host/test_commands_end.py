@@ -32,6 +32,10 @@ PENDING = 300
 # The host's own pace between two writes (an app streaming a reply writes several times a
 # second); a wait on the stop event, never a measurement.
 HOST_PAUSE_SECONDS = 0.002
+# A host streaming replies at the issue's 50 writes a second: slow enough that a loaded
+# machine's command still outpaces it, so a test of work pending at the start is not
+# decided by how busy the machine is.
+STREAMING_PAUSE_SECONDS = 0.02
 
 
 def history(path: Path, engine: Engine) -> list[int]:
@@ -49,6 +53,7 @@ class Host:
     """Writes new messages, one a transaction, until `stop`."""
 
     path: Path
+    pause: float = HOST_PAUSE_SECONDS
     written: int = 0
     started: threading.Event = attrs.field(factory=threading.Event)
     stop: threading.Event = attrs.field(factory=threading.Event)
@@ -64,13 +69,13 @@ class Host:
             )
             self.written += 1
             self.started.set()
-            self.stop.wait(HOST_PAUSE_SECONDS)
+            self.stop.wait(self.pause)
         connection.close()
 
 
 @contextmanager
-def host_writing(path: Path) -> Iterator[Host]:
-    host = Host(path)
+def host_writing(path: Path, pause: float = HOST_PAUSE_SECONDS) -> Iterator[Host]:
+    host = Host(path, pause)
     thread = threading.Thread(target=host.run)
     thread.start()
     assert host.started.wait(30)
@@ -210,7 +215,7 @@ def test_index_after_a_large_chat_was_renamed_ends_with_the_whole_chat_indexed(
         recall.indexer.run_until_idle()
     with sqlite3.connect(path) as host:
         host.execute("UPDATE chats SET title = 'zqrenamedx' WHERE id = ?", (chat_id,))
-    with host_writing(path) as host_thread:
+    with host_writing(path, STREAMING_PAUSE_SECONDS) as host_thread:
         code = main(["index", "--db", str(path), "--quiet", "--planning-processes", "0"])
         during = host_thread.written
     assert code == 0

@@ -10,6 +10,7 @@ from chat_recall.domain.wording import counted
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser, schema=False)
+    options.add_language(parser)
     options.add_semantic(parser)
     parser.epilog = (
         "init creates the reference schema (tables chats and messages). For a host "
@@ -21,7 +22,7 @@ def run(arguments: argparse.Namespace) -> int:
     admin = database.admin(arguments)
 
     path = database.target(arguments)
-    report = admin.initialise(path)
+    report = admin.initialise(path, options.language(arguments))
     if report.created_file:
         what = f"created {path} with the reference host tables"
     elif report.created_host_tables:
@@ -35,7 +36,10 @@ def run(arguments: argparse.Namespace) -> int:
         index = f"upgraded the index from version {install.previous_version} to {install.version}"
     else:
         index = f"installed the index (schema version {install.version})"
-    print(f"{what}; {index}; {counted(install.messages_to_index, 'message')} to index")
+    print(
+        f"{what}; {index}; {counted(install.messages_to_index, 'message')} to index; "
+        f"language: {install.language.value}"
+    )
     semantic = database.apply_semantic(arguments)
     if semantic is not None:
         print(semantic)

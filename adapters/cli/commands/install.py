@@ -10,13 +10,16 @@ from chat_recall.domain.wording import counted
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     options.add_database(parser)
+    options.add_language(parser)
     options.add_semantic(parser)
 
 
 def run(arguments: argparse.Namespace) -> int:
     admin = database.admin(arguments)
 
-    report = admin.install(database.target(arguments), database.schema(arguments))
+    report = admin.install(
+        database.target(arguments), database.schema(arguments), options.language(arguments)
+    )
     if report.previous_version == report.version:
         done = f"already installed (schema version {report.version}); triggers recreated"
     elif report.previous_version:
@@ -25,7 +28,8 @@ def run(arguments: argparse.Namespace) -> int:
         done = f"installed (schema version {report.version})"
     print(
         f"{done} in {report.seconds:.1f} s; "
-        f"{counted(report.messages_to_index, 'message')} to index (run: chat-recall index)"
+        f"{counted(report.messages_to_index, 'message')} to index (run: chat-recall index); "
+        f"language: {report.language.value}"
     )
     print(f"write lock: {report.write_lock.summary()}")
     semantic = database.apply_semantic(arguments)
