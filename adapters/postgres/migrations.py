@@ -8,7 +8,7 @@ recreated at an install that finds them changed (or missing), so a changed mappi
 takes effect at the next start; an unchanged one takes no lock on the host's tables.
 
 What the triggers do inside the host's transaction, and nothing more (see
-ARCHITECTURE.md, "PostgreSQL"):
+docs/engines.md, "PostgreSQL"):
 - a message inserted or changed in a watched column: one upsert of its marker (a new
   `seq` from a sequence; the app is looked up in the chat by primary key);
 - a message deleted by the host: its marker removed and, if it has a document, a

@@ -2,7 +2,7 @@
 `bytea` column of packed float32 values (`domain.semantic.pack_vector`), searched
 exactly by the shared in-memory matrices (`adapters/vector_matrix.py`) and checked in
 the database (visibility is the documents' own: the live host rows). pgvector would
-let the server search instead (ARCHITECTURE.md, "The semantic layer": the next step).
+let the server search instead (docs/engines.md, "The vectors": pgvector is the next step).
 
 As on SQLite, the tables exist only while the layer is on; the index store's put
 queues a document for a vector and its removal removes the vector, in the same

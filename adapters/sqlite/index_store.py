@@ -1,6 +1,6 @@
 """`SqliteFts5IndexStore`: the derived documents in FTS5, one table per app.
 
-Layout (see ARCHITECTURE.md for the numbers that chose it):
+Layout (docs/engines.md says why; docs/results.md has the figures that chose it):
 - `chat_recall_fts_<app>`: FTS5 (title, body, chat_ref), rowid = message id; under a
   Snowball language title and body hold the stems as text, and two unindexed columns
   the text itself (`migrations.WRITTEN_TEXT_COLUMNS`).

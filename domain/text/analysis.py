@@ -128,7 +128,8 @@ class TextAnalysis:
     @classmethod
     def snowball(cls, stemmer: Stemmer) -> TextAnalysis:
         """A language's Snowball stems, and nothing else: an engine indexes them under
-        plain `unicode61` (ARCHITECTURE.md, "Languages", says why not Porter on top)."""
+        plain `unicode61` (ARCHITECTURE.md, "Decisions and their reasons", Languages, says
+        why not Porter on top)."""
         return cls(Stemming.NONE, stemmer)
 
     @classmethod

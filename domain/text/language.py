@@ -7,7 +7,7 @@ alike. `ENGLISH` (the default) is FTS5's own Porter stemmer, as before any other
 language existed; `NONE` joins nothing (the design's plain algorithm); every other
 member is a Snowball stemmer behind the `Stemmer` port (the `snowball` extra).
 
-Why per install and not per message: see ARCHITECTURE.md ("Languages").
+Why per install and not per message: see ARCHITECTURE.md ("Decisions and their reasons": Languages).
 """
 
 from __future__ import annotations
