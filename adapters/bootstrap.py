@@ -23,13 +23,13 @@ import punq
 from chat_recall.adapters import engines
 from chat_recall.adapters.claimants import ProcessClaimants
 from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.host_schema import HostSchema
 from chat_recall.adapters.pacing import UnpacedWrites
 from chat_recall.adapters.sqlite import setup, vector_tables
 from chat_recall.adapters.sqlite.database import SqliteDatabase, missing_database
 from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo, SqliteMessageRepoOpener
-from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.adapters.system_clock import SystemClock
 from chat_recall.adapters.telemetry import NullTelemetry
 from chat_recall.application.deferred import Deferred

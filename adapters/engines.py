@@ -17,9 +17,9 @@ import enum
 import shutil
 from pathlib import Path
 
+from chat_recall.adapters.host_schema import quote
 from chat_recall.adapters.sqlite import migrations
 from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.schema import quote
 from chat_recall.domain.errors import IndexUnavailable
 
 ENGINE_KEY = "engine"

@@ -10,9 +10,9 @@ from typing import Any
 
 import attrs
 
+from chat_recall.adapters.host_schema import HostSchema
 from chat_recall.adapters.import_links import IMPORT_LINKS
 from chat_recall.adapters.importers.jsonl import stored_time
-from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.importing import LinesReport, OnConflict
 from chat_recall.domain.imports import (
     ChatChange,

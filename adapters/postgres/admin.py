@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import psycopg
 
+from chat_recall.adapters.host_schema import HostSchema
 from chat_recall.adapters.postgres import migrations, setup
 from chat_recall.adapters.postgres.audit import PostgresIndexAudit, findings
 from chat_recall.adapters.postgres.database import PostgresDatabase
@@ -32,7 +33,6 @@ from chat_recall.adapters.sqlite.admin import (
     StatusReport,
     UninstallReport,
 )
-from chat_recall.adapters.sqlite.schema import HostSchema
 from chat_recall.application.importing import (
     ImportReport,
     ImportTarget,

@@ -23,7 +23,7 @@ import psycopg
 import psycopg_pool
 from psycopg import errors as pg_errors
 
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.host_schema import HostSchema
 from chat_recall.domain.errors import (
     ChatRecallError,
     IndexUnavailable,

@@ -27,7 +27,7 @@ from typing import Any
 
 import psycopg
 
-from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.adapters.host_schema import HostSchema, quote
 from chat_recall.domain.errors import IndexUnavailable
 from chat_recall.domain.schema_version import usable_version
 from chat_recall.domain.text.analysis import TextAnalysis

@@ -10,12 +10,12 @@ import attrs
 import psycopg
 from psycopg import errors as pg_errors
 
+from chat_recall.adapters.host_schema import HostSchema, quote
 from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
 from chat_recall.adapters.postgres import migrations, vector_store
 from chat_recall.adapters.postgres.database import PostgresDatabase, translate_errors
 from chat_recall.adapters.postgres.dirty_queue import PostgresDirtyQueue
 from chat_recall.adapters.snowball import chosen_analysis
-from chat_recall.adapters.sqlite.schema import HostSchema, quote
 from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch, StorageError
 from chat_recall.domain.schema_version import NOT_INSTALLED
 from chat_recall.domain.text.analysis import TextAnalysis
