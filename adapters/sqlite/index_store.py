@@ -261,7 +261,19 @@ class SqliteFts5IndexStore:
             return False
         try:
             statement()
-        except sqlite3.Error as error:  # not MemoryError: one may be passing, not damage
+        except MemoryError as error:
+            # A damaged FTS5 structure record asks for a huge allocation (SQLITE_NOMEM).
+            # A real shortage may pass: damage only when reading the table fails again.
+            if not self._reading_fails(connection, app_id):
+                raise
+            damaged = StorageDamaged(
+                f"the index of app {app_id} is damaged (a record asks for more memory than "
+                "there is); `chat-recall rebuild` restores it",
+                app_id=app_id,
+            )
+            self._damage_found(app_id, damaged)
+            raise damaged from error
+        except sqlite3.Error as error:
             if not isinstance(translate(error), StorageDamaged):
                 raise
             if shared and self._blamed_on_shared - {app_id}:
@@ -282,6 +294,19 @@ class SqliteFts5IndexStore:
                 app_id=app_id,
             ) from error
         return True
+
+    @staticmethod
+    def _reading_fails(connection: sqlite3.Connection, app_id: AppId) -> bool:
+        """Whether a read of the app's FTS5 table (which decodes its structure record)
+        fails with memory or damage."""
+        table = quote(fts_table_name(app_id))
+        try:
+            connection.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH 'a' LIMIT 1")
+        except MemoryError:
+            return True
+        except sqlite3.Error as error:
+            return isinstance(translate(error), StorageDamaged)
+        return False
 
     def _set_aside(self, connection: sqlite3.Connection, app_id: AppId) -> bool:
         """Whether the app's table was found damaged and the schema has not changed

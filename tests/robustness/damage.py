@@ -10,7 +10,14 @@ import random
 import sqlite3
 from pathlib import Path
 
-DAMAGES = ("structure", "config", "lost_shadow", "btree", "pages")
+DAMAGES = ("structure", "structure_oom", "config", "lost_shadow", "btree", "pages")
+
+# Fixed bytes for the FTS5 structure record, so each damage is the same every run (SQLite's
+# own randomblob() made the kind of failure vary from run to run): these 40 bytes read as
+# a malformed record, the second 40 as one that asks for a huge allocation (SQLITE_NOMEM,
+# which Python raises as MemoryError).
+MALFORMED_STRUCTURE = random.Random(0).randbytes(40)
+HUGE_STRUCTURE = random.Random(33).randbytes(40)
 
 
 def checkpoint(path: Path) -> None:
@@ -35,8 +42,9 @@ def damage(path: Path, how: str, *, seed: int = 0, app_id: int = 1) -> None:
     table = f"chat_recall_fts_{app_id}"
     checkpoint(path)
     connection = sqlite3.connect(path, isolation_level=None)
-    if how == "structure":  # the record FTS5 reads first: 'vtable constructor failed'
-        connection.execute(f"UPDATE {table}_data SET block = randomblob(40) WHERE id = 10")
+    if how in ("structure", "structure_oom"):  # the record FTS5 reads first
+        block = MALFORMED_STRUCTURE if how == "structure" else HUGE_STRUCTURE
+        connection.execute(f"UPDATE {table}_data SET block = ? WHERE id = 10", (block,))
     elif how == "config":
         connection.execute(f"UPDATE {table}_config SET v = 99 WHERE k = 'version'")
     elif how == "lost_shadow":
