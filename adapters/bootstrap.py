@@ -20,16 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 import punq
 
-from chat_recall.adapters import engines
 from chat_recall.adapters.claimants import ProcessClaimants
-from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.host_schema import HostSchema
 from chat_recall.adapters.pacing import UnpacedWrites
-from chat_recall.adapters.sqlite import setup, vector_tables
-from chat_recall.adapters.sqlite.database import SqliteDatabase, missing_database
-from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
-from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo, SqliteMessageRepoOpener
+from chat_recall.adapters.sqlite_host import engines, setup, vector_tables
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase, missing_database
+from chat_recall.adapters.sqlite_host.dirty_queue import SqliteDirtyQueue
+from chat_recall.adapters.sqlite_host.engines import Engine
+from chat_recall.adapters.sqlite_host.message_repo import SqliteMessageRepo, SqliteMessageRepoOpener
 from chat_recall.adapters.system_clock import SystemClock
 from chat_recall.adapters.telemetry import NullTelemetry
 from chat_recall.application.deferred import Deferred
@@ -65,6 +64,8 @@ from chat_recall.domain.text.analysis import TextAnalysis
 from chat_recall.domain.text.language import Language
 
 if TYPE_CHECKING:
+    from chat_recall.adapters.administration import IndexAdministration
+    from chat_recall.adapters.host_database import HostDatabase
     from chat_recall.adapters.memory.database import InMemoryDatabase
     from chat_recall.adapters.semantic import Semantic
     from chat_recall.application.embedding import Embedding
@@ -225,7 +226,7 @@ def _sqlite_unit_of_work() -> type[Any]:
 
 
 def _sqlite_host_writer() -> type[Any]:
-    from chat_recall.adapters.sqlite.host_writer import SqliteHostWriter
+    from chat_recall.adapters.sqlite_host.host_writer import SqliteHostWriter
 
     return SqliteHostWriter
 
@@ -277,7 +278,7 @@ def _wire_semantic(
 
 
 def _sqlite_vectors() -> type[Any]:
-    from chat_recall.adapters.sqlite.vector_rows import SqliteVectorStore
+    from chat_recall.adapters.sqlite_host.vector_rows import SqliteVectorStore
 
     return SqliteVectorStore
 
@@ -290,7 +291,7 @@ def _sqlite_audit() -> type[Any]:
 
 def _sqlite_imports(database: SqliteDatabase) -> Callable[[], ImportTarget]:
     def build() -> ImportTarget:
-        from chat_recall.adapters.sqlite.import_target import sqlite_import_target
+        from chat_recall.adapters.sqlite_host.import_target import sqlite_import_target
 
         return sqlite_import_target(database)
 
@@ -333,7 +334,7 @@ def sqlite(
     The default, `None`, opens the index with the engine that built it (FTS5 when none
     is recorded), as the CLI and the MCP server do. Naming the other engine switches:
     the index is re-indexed with it and the old engine's text dropped
-    (`adapters/engines.py`), so a process that opens a database another one serves
+    (`adapters/sqlite_host/engines.py`), so a process that opens a database another one serves
     never switches it unless it says so.
 
     A database this process cannot write (a read-only file, directory or file system)
@@ -510,6 +511,40 @@ def _wire_tantivy(
         instance=TantivyIndexAudit(database, engines.tantivy_directory(database.path)),
     )
     return index.close
+
+
+def _sqlite_file_audit(database: SqliteDatabase) -> IndexAudit:
+    """The audit of the engine that built a file's index (FTS5's when none is recorded),
+    for `administration`: the host database's admin imports no engine."""
+    if database.path is not None and engines.recorded_engine(database) is Engine.TANTIVY:
+        from chat_recall.adapters.tantivy.audit import TantivyIndexAudit
+
+        return TantivyIndexAudit(database, engines.tantivy_directory(database.path))
+    from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
+
+    return SqliteIndexAudit(database, SqliteFts5IndexStore(database))
+
+
+def administration(target: HostDatabase, schema: HostSchema) -> IndexAdministration:
+    """The admin port of a host database (`adapters/administration.py`): the SQLite
+    file's (whichever engine holds its text) or PostgreSQL's, each with the facade its
+    `status` reads figures through (opened on an installed index, writing nothing)."""
+    from chat_recall.adapters.host_database import SqliteFile
+
+    if isinstance(target, SqliteFile):
+        from chat_recall.adapters.sqlite_host.admin import SqliteAdministration
+
+        path = target.path
+        return SqliteAdministration(
+            path,
+            schema,
+            _sqlite_file_audit,
+            lambda: sqlite(path, schema=schema, install=False, engine=None),
+        )
+    from chat_recall.adapters.postgres.admin import PostgresAdministration
+
+    url = target.url
+    return PostgresAdministration(url, schema, lambda: postgres(url, schema=schema, install=False))
 
 
 def in_memory(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.sqlite_host.engines import Engine
 from tests.benchmarks.bench_scale import QUERY_CLASSES, run
 from tests.benchmarks.fixture import generate
 from tests.postgres_server import Server

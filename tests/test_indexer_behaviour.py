@@ -353,7 +353,7 @@ def test_the_next_batch_is_read_before_the_maintenance_step_and_then_used(
     rests anyway: the indexer reads the next batch's markers and rows in it, and that
     batch plans from them."""
     from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
-    from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
+    from chat_recall.adapters.sqlite_host.message_repo import SqliteMessageRepo
 
     quiet = PacingRule(first_look_seconds=0.0, writing_seconds=0.0)  # never taken as writing
     recall, host = _recall_and_host(tmp_path, IndexerSettings(pacing=quiet))

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.snowball import analysis_for
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 from chat_recall.domain.search.ranking import SearchPolicy
 from chat_recall.domain.text.language import Language

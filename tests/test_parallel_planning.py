@@ -26,7 +26,6 @@ import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.cli.main import main
-from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.planning.processes import (
     IN_FLIGHT_PER_PROCESS,
     PlanningFailed,
@@ -35,6 +34,7 @@ from chat_recall.adapters.planning.processes import (
 from chat_recall.adapters.planning.worker import plan
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
 from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.application import planning as planning_module
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.planning import InProcessPlanning, PlanningSettings, Turns

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from chat_recall.adapters.bootstrap import custom, in_memory, postgres, sqlite
-    from chat_recall.adapters.engines import Engine
     from chat_recall.adapters.memory.database import InMemoryDatabase
     from chat_recall.adapters.semantic import Semantic
-    from chat_recall.adapters.sqlite.schema import HostSchema
+    from chat_recall.adapters.sqlite_host.engines import Engine
+    from chat_recall.adapters.sqlite_host.schema import HostSchema
     from chat_recall.application.indexer import IndexerSettings
     from chat_recall.application.planning import PlanningSettings
     from chat_recall.application.service import ChatRecall, IndexStatus
@@ -71,10 +71,10 @@ _EXPORTS: dict[str, str] = {
     "postgres": "chat_recall.adapters.bootstrap",
     "in_memory": "chat_recall.adapters.bootstrap",
     "custom": "chat_recall.adapters.bootstrap",
-    "Engine": "chat_recall.adapters.engines",
+    "Engine": "chat_recall.adapters.sqlite_host.engines",
     "InMemoryDatabase": "chat_recall.adapters.memory.database",
     "Semantic": "chat_recall.adapters.semantic",
-    "HostSchema": "chat_recall.adapters.sqlite.schema",
+    "HostSchema": "chat_recall.adapters.sqlite_host.schema",
     "IndexerSettings": "chat_recall.application.indexer",
     "PlanningSettings": "chat_recall.application.planning",
     "ChatRecall": "chat_recall.application.service",

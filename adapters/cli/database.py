@@ -1,55 +1,48 @@
 """Where a command's database is, with which schema mapping, and opening it through the
 facade. A missing database is an error naming the fix, never a new empty file.
 
-`--db` is a SQLite file path or a PostgreSQL URL (`postgresql://` or `postgres://`):
-`admin(arguments)` is the maintenance module of that adapter (the same functions and
-reports for both), `open_recall` the facade over it."""
+`--db` is a SQLite file path or a PostgreSQL URL (`postgresql://` or `postgres://`),
+told apart once (`host_database`): `admin(arguments)` is the admin port over it
+(`adapters/administration.py`: the same calls and reports for both), `open_recall`
+the facade over it."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 import attrs
 
-from chat_recall.adapters.sqlite.database import require_existing
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.host_database import HostDatabase, PostgresUrl, host_database
+from chat_recall.adapters.sqlite_host.database import require_existing
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.domain.errors import InvalidArguments
 
 if TYPE_CHECKING:
-    from chat_recall.adapters.engines import Engine
+    from chat_recall.adapters.administration import IndexAdministration
+    from chat_recall.adapters.sqlite_host.engines import Engine
     from chat_recall.application.indexer import IndexerSettings
     from chat_recall.application.service import ChatRecall
 
 
-URL_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_postgres(arguments: argparse.Namespace) -> bool:
-    return str(arguments.db).startswith(URL_SCHEMES)
-
-
-def path(arguments: argparse.Namespace) -> Path:
-    return Path(arguments.db)
+def located(arguments: argparse.Namespace) -> HostDatabase:
+    """The --db database: a SQLite file or a PostgreSQL URL."""
+    return host_database(arguments.db)
 
 
 def target(arguments: argparse.Namespace) -> str | Path:
-    """The PostgreSQL URL, or the SQLite file path."""
-    return str(arguments.db) if is_postgres(arguments) else path(arguments)
+    """The PostgreSQL URL, or the SQLite file path (as the commands print it)."""
+    database = located(arguments)
+    return database.url if isinstance(database, PostgresUrl) else database.path
 
 
-def admin(arguments: argparse.Namespace) -> ModuleType:
-    """`adapters.postgres.admin` for a URL, else `adapters.sqlite.admin`."""
-    if is_postgres(arguments):
-        from chat_recall.adapters.postgres import admin as postgres_admin
+def admin(arguments: argparse.Namespace) -> IndexAdministration:
+    """The admin port of the --db database with the --schema mapping."""
+    from chat_recall.adapters import bootstrap
 
-        return postgres_admin
-    from chat_recall.adapters.sqlite import admin as sqlite_admin
-
-    return sqlite_admin
+    return bootstrap.administration(located(arguments), schema(arguments))
 
 
 def schema(arguments: argparse.Namespace) -> HostSchema:
@@ -91,12 +84,13 @@ def open_recall(arguments: argparse.Namespace, engine: Engine | None = None) -> 
     from chat_recall.adapters import bootstrap
 
     settings = indexer_settings(arguments)
-    if is_postgres(arguments):
+    database = located(arguments)
+    if isinstance(database, PostgresUrl):
         return bootstrap.postgres(
-            str(arguments.db), schema=schema(arguments), install=False, settings=settings
+            database.url, schema=schema(arguments), install=False, settings=settings
         )
     return bootstrap.sqlite(
-        require_existing(path(arguments)),
+        require_existing(database.path),
         schema=schema(arguments),
         install=engine is not None,
         engine=engine,
@@ -107,8 +101,7 @@ def open_recall(arguments: argparse.Namespace, engine: Engine | None = None) -> 
 def recorded_engine(arguments: argparse.Namespace) -> Engine | None:
     """The engine that built the database's index (None: PostgreSQL's own, or nothing
     recorded)."""
-    engine: Engine | None = admin(arguments).recorded_engine(target(arguments), schema(arguments))
-    return engine
+    return admin(arguments).recorded_engine()
 
 
 def apply_semantic(arguments: argparse.Namespace) -> str | None:
@@ -148,10 +141,11 @@ def apply_semantic(arguments: argparse.Namespace) -> str | None:
                 "disclosure above (answer y, or pass --yes)"
             )
         semantic = attrs.evolve(semantic, consented_to=semantic.destination)
-    if is_postgres(arguments):
-        recall = bootstrap.postgres(str(arguments.db), schema=schema(arguments), semantic=semantic)
+    database = located(arguments)
+    if isinstance(database, PostgresUrl):
+        recall = bootstrap.postgres(database.url, schema=schema(arguments), semantic=semantic)
     else:
-        recall = bootstrap.sqlite(path(arguments), schema=schema(arguments), semantic=semantic)
+        recall = bootstrap.sqlite(database.path, schema=schema(arguments), semantic=semantic)
     with recall:
         if not semantic.enabled:
             return "semantic search: off (its vectors dropped)"

@@ -51,7 +51,7 @@ def run(arguments: argparse.Namespace) -> int:
 def _serve(recall: Any, arguments: argparse.Namespace, path: Path) -> int:
     """The sample history, indexed, in the search page (every app: the page lists them)."""
     from chat_recall.adapters.cli.commands import serve
-    from chat_recall.adapters.sqlite.admin import registered_apps
+    from chat_recall.adapters.sqlite_host.admin import registered_apps
 
     missing = serve.missing_extra()
     if missing is not None:

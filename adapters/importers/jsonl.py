@@ -1,7 +1,7 @@
 """chat-recall's own JSON Lines (`chat-recall import --from jsonl`): rows that keep their
 host ids, one object per line, a chat before its messages (README: the format).
 
-The line format is read here, for both SQL engines' writers (`adapters/sqlite/importer.py`,
+The line format is read here, for both SQL engines' writers (`adapters/sqlite_host/importer.py`,
 `adapters/postgres/importer.py`); `JsonLinesImporter` recognises such files and hands
 their lines to the import target, which writes them as they are (`--on-conflict`).
 

@@ -1,5 +1,5 @@
 """`InMemoryVectorStore`: the vectors of the in-memory index, with the SQLite store's
-behaviour (`adapters/sqlite/vector_rows.py`): queued by the index's put, removed with
+behaviour (`adapters/sqlite_host/vector_rows.py`): queued by the index's put, removed with
 the document, visible only as the document is, one model at a time. Exact search in
 pure Python (`domain.semantic.cosine`): the twin is for hosts' tests, not for scale."""
 

@@ -1,6 +1,6 @@
 """chat-recall's JSON Lines written into the host tables of a PostgreSQL database: the
 same lines (`adapters/importers/jsonl.py`), rules and report as the SQLite writer
-(`adapters/sqlite/importer.py`), each line in its own savepoint inside batches of short
+(`adapters/sqlite_host/importer.py`), each line in its own savepoint inside batches of short
 transactions."""
 
 from __future__ import annotations

@@ -27,11 +27,11 @@ from typing import TypeVar
 import attrs
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP, chat_ref
-from chat_recall.adapters.sqlite import document_rows
-from chat_recall.adapters.sqlite.database import SqliteDatabase, translate
-from chat_recall.adapters.sqlite.document_rows import as_json
 from chat_recall.adapters.sqlite.fts5_query import compile_match
-from chat_recall.adapters.sqlite.migrations import (
+from chat_recall.adapters.sqlite_host import document_rows
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase, translate
+from chat_recall.adapters.sqlite_host.document_rows import as_json
+from chat_recall.adapters.sqlite_host.migrations import (
     APPS,
     DELETED_CHATS,
     DELETED_MESSAGES,
@@ -46,8 +46,8 @@ from chat_recall.adapters.sqlite.migrations import (
     fts_table_ddl,
     fts_table_name,
 )
-from chat_recall.adapters.sqlite.schema import HostSchema, quote
-from chat_recall.adapters.sqlite.vector_tables import forget_vectors
+from chat_recall.adapters.sqlite_host.schema import HostSchema, quote
+from chat_recall.adapters.sqlite_host.vector_tables import forget_vectors
 from chat_recall.domain.errors import StorageDamaged
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role

@@ -9,9 +9,9 @@ from contextlib import contextmanager
 
 import attrs
 
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.dirty_queue import SqliteDirtyQueue
 from chat_recall.domain.model import IndexDocument, MessageId, MessageMarker, QuarantinedRow
 
 

@@ -15,10 +15,9 @@ from pathlib import Path
 import attrs
 import tantivy
 
-from chat_recall.adapters.sqlite.audit import SqliteIndexAudit
-from chat_recall.adapters.sqlite.database import SqliteDatabase, translate
-from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
-from chat_recall.adapters.sqlite.migrations import DOCS, PURGE
+from chat_recall.adapters.sqlite_host.audit import HostDatabaseAudit
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase, translate
+from chat_recall.adapters.sqlite_host.migrations import DOCS, PURGE
 from chat_recall.adapters.tantivy.engine import SCHEMA, app_directory, engine_failure
 from chat_recall.adapters.tantivy.index_store import STAGED
 from chat_recall.domain.model import AppId, Finding
@@ -81,8 +80,8 @@ class TantivyIndexAudit:
     database: SqliteDatabase
     root: Path
 
-    def _sqlite(self) -> SqliteIndexAudit:
-        return SqliteIndexAudit(self.database, SqliteFts5IndexStore(self.database))
+    def _sqlite(self) -> HostDatabaseAudit:
+        return HostDatabaseAudit(self.database)
 
     def check(self, *, deep: bool = True) -> list[Finding]:
         findings = self._sqlite().check(deep=deep)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import attrs
 
-from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue, note_caught_up
-from chat_recall.adapters.sqlite.migrations import DIRTY_MESSAGES
+from chat_recall.adapters.sqlite_host.dirty_queue import SqliteDirtyQueue, note_caught_up
+from chat_recall.adapters.sqlite_host.migrations import DIRTY_MESSAGES
 from chat_recall.adapters.tantivy.index_store import STAGED
 from chat_recall.domain.model import AppId, Backlog, ChatId
 

@@ -35,10 +35,10 @@ import attrs
 import tantivy
 
 from chat_recall.adapters.index_layout import RECLAIM_PER_STEP
-from chat_recall.adapters.sqlite import document_rows as rows
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
-from chat_recall.adapters.sqlite.migrations import (
+from chat_recall.adapters.sqlite_host import document_rows as rows
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.dirty_queue import SqliteDirtyQueue
+from chat_recall.adapters.sqlite_host.migrations import (
     DELETED_CHATS,
     DELETED_MESSAGES,
     DIRTY_CHATS,

@@ -11,8 +11,8 @@ import pytest
 
 from chat_recall import CallContext
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite_host.message_repo import SqliteMessageRepo
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.application.service import ChatRecall
 from chat_recall.domain.messages import Role
 

@@ -12,7 +12,8 @@ import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.memory.database import InMemoryDatabase
-from chat_recall.adapters.sqlite import index_store, migrations
+from chat_recall.adapters.sqlite import index_store
+from chat_recall.adapters.sqlite_host import migrations
 from chat_recall.application.service import ChatRecall
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite import migrations, setup
-from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
-from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
 from chat_recall.adapters.sqlite.index_store import SqliteFts5IndexStore
-from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
+from chat_recall.adapters.sqlite_host import migrations, setup
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase, check_fts5
+from chat_recall.adapters.sqlite_host.dirty_queue import SqliteDirtyQueue
+from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL, HostSchema
 from chat_recall.domain.errors import IndexUnavailable, SchemaMismatch
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import IndexStats
@@ -289,7 +289,7 @@ def test_sqlite_out_of_memory_reads_as_damage_with_its_fix() -> None:
     """Python raises MemoryError for SQLITE_NOMEM, which a damaged FTS5 structure record
     reports (it asks for a huge size): a tool answers `storage_damaged` with the fix,
     not `internal` (the randomised drift test met it in a search)."""
-    from chat_recall.adapters.sqlite.database import translate_errors
+    from chat_recall.adapters.sqlite_host.database import translate_errors
     from chat_recall.domain.errors import StorageDamaged
 
     def damaged_read() -> None:
@@ -352,7 +352,7 @@ def test_counting_the_documents_a_search_reads_past_reads_the_deleted_chats_only
     """How many deleted documents a search reads past is counted from the deleted
     chats' documents: SQLite read every document of the app to count them (18 ms a
     search in a 181k-message app, most of a rare term's search)."""
-    from chat_recall.adapters.sqlite import document_rows
+    from chat_recall.adapters.sqlite_host import document_rows
     from chat_recall.domain.model import AppId
 
     recall = bootstrap.sqlite(tmp_path / "h.db", create_host_schema=True)

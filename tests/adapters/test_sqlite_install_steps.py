@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite import migrations, setup
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
+from chat_recall.adapters.sqlite_host import migrations, setup
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL, HostSchema
 from chat_recall.domain.messages import Role
 
 

@@ -19,7 +19,7 @@ from chat_recall.adapters.sqlite.index_store import (
     MERGE_STATEMENTS,
     SqliteFts5IndexStore,
 )
-from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.model import AppId

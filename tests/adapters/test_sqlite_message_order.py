@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine
-from chat_recall.adapters.sqlite import migrations, setup
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
-from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL, HostSchema
+from chat_recall.adapters.sqlite_host import migrations, setup
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.engines import Engine
+from chat_recall.adapters.sqlite_host.message_repo import SqliteMessageRepo
+from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL, HostSchema
 from chat_recall.application.service import ChatRecall
 from chat_recall.domain.indexing import BatchSizing
 from chat_recall.domain.messages import Role

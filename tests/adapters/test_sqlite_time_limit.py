@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from chat_recall.adapters.sqlite import time_limit
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite_host import time_limit
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.application import write_lock
 from chat_recall.domain.errors import TransactionOverTime
 

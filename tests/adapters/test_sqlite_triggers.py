@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite import dirty_queue, migrations, setup
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite_host import dirty_queue, migrations, setup
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.domain.errors import SchemaMismatch
 from chat_recall.domain.indexing import BatchSizing, build_document
 from chat_recall.domain.messages import Role

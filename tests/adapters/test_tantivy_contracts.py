@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine, tantivy_directory
+from chat_recall.adapters.sqlite_host.engines import Engine, tantivy_directory
 from chat_recall.adapters.tantivy.index_store import TantivyIndexStore
 from chat_recall.application.service import ChatRecall
 from chat_recall.contracts.all import StorageContracts

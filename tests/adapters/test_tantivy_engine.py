@@ -21,8 +21,8 @@ import tantivy
 from hypothesis import strategies as st
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.adapters.tantivy import engine, index_store
 from chat_recall.adapters.tantivy.engine import (
     TantivyIndexes,

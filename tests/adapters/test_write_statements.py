@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
 from chat_recall.domain.indexing import BatchSizing

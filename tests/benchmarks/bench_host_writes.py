@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite.migrations import MESSAGE_ORDER_INDEX
+from chat_recall.adapters.sqlite_host.migrations import MESSAGE_ORDER_INDEX
 from tests.benchmarks.fixture import generate
 
 OPERATIONS = ("insert", "update", "delete")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL
 from chat_recall.application.tools.context import CallContext
 
 START = 1_700_000_000

@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine, tantivy_directory
-from chat_recall.adapters.sqlite.database import SqliteDatabase
 from chat_recall.adapters.sqlite.fts5_query import compile_match
-from chat_recall.adapters.sqlite.message_repo import SqliteMessageRepo
-from chat_recall.adapters.sqlite.migrations import APPS, FTS_TOKENIZER, fts_table_name
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.engines import Engine, tantivy_directory
+from chat_recall.adapters.sqlite_host.message_repo import SqliteMessageRepo
+from chat_recall.adapters.sqlite_host.migrations import APPS, FTS_TOKENIZER, fts_table_name
 from chat_recall.adapters.tantivy.heap import release_free_memory
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.planning import PlanningSettings

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import Stemmer
 
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import SourceRow, StoredMessage

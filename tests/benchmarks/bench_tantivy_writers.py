@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.adapters.tantivy import engine, index_store
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId

@@ -32,7 +32,7 @@ import attrs
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.cli.main import main as cli
-from chat_recall.adapters.sqlite.migrations import APPS
+from chat_recall.adapters.sqlite_host.migrations import APPS
 from chat_recall.domain.indexing import build_document
 from chat_recall.domain.model import AppId
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import attrs
 
-from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL
 
 SYLLABLES = [
     "ka",

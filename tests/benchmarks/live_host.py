@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from tests.benchmarks.fixture import generate

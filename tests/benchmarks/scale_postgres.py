@@ -24,7 +24,7 @@ import psycopg
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.postgres import setup
 from chat_recall.adapters.postgres.database import PostgresDatabase
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.search.query_builder import build_query
 from tests.benchmarks import bench_scale

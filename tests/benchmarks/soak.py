@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
 from chat_recall.application import write_lock
 from chat_recall.application.indexer import IndexerSettings
 from chat_recall.application.tools.context import CallContext

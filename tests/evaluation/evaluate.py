@@ -56,9 +56,9 @@ from typing import Any
 import attrs
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine
 from chat_recall.adapters.semantic import Semantic
 from chat_recall.adapters.snowball import analysis_for
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.application.conversion import unstructure
 from chat_recall.application.semantic import SemanticSearch
 from chat_recall.application.service import ChatRecall

@@ -670,14 +670,15 @@ NOT_FOR_A_SEARCH = (
     "lxml",
     "chat_recall.adapters.memory",
     "chat_recall.adapters.postgres",
-    "chat_recall.adapters.sqlite.admin",
-    "chat_recall.adapters.sqlite.importer",
+    "chat_recall.adapters.sqlite_host.admin",
+    "chat_recall.adapters.sqlite_host.importer",
     # the facade builds these on first use (`Deferred`): the tools never need them
     "chat_recall.application.indexer",
     "chat_recall.domain.indexing",
     "chat_recall.adapters.sqlite.unit_of_work",
     "chat_recall.adapters.sqlite.audit",
-    "chat_recall.adapters.sqlite.host_writer",
+    "chat_recall.adapters.sqlite_host.audit",
+    "chat_recall.adapters.sqlite_host.host_writer",
 )
 
 
@@ -715,9 +716,9 @@ def test_progress_on_a_pipe_is_plain_lines_and_none_with_quiet(database: Path) -
 
 def test_import_progress_is_reported_per_batch(tmp_path: Path) -> None:
     from chat_recall.adapters.cli.progress import Lines
-    from chat_recall.adapters.sqlite.admin import import_file
-    from chat_recall.adapters.sqlite.importer import OnConflict
-    from chat_recall.adapters.sqlite.schema import HostSchema
+    from chat_recall.adapters.sqlite_host.admin import import_file
+    from chat_recall.adapters.sqlite_host.importer import OnConflict
+    from chat_recall.adapters.sqlite_host.schema import HostSchema
 
     lines = [
         json.dumps({"type": "chat", "id": i, "app_id": 1, "created_at": 1}) for i in range(1, 1201)
@@ -788,7 +789,7 @@ def test_plain_progress_lines_are_spaced_and_estimate_from_the_recent_rate() -> 
 def test_index_counts_each_message_once(tmp_path: Path, capsys: Capture, with_import: bool) -> None:
     """The first wave reported `indexed 101050` for 100,000 messages: a fresh install
     marked the history and the first `index` marked it all again."""
-    from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+    from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL
 
     path = tmp_path / "host.db"
     total = 1_234
@@ -832,7 +833,7 @@ def test_the_cli_serves_and_keeps_a_database_indexed_by_the_tantivy_engine(
 ) -> None:
     """A host that chose tantivy in Python can still use every command: they open the
     index with the engine that built it; rebuild keeps it, uninstall removes it."""
-    from chat_recall.adapters.engines import tantivy_directory
+    from chat_recall.adapters.sqlite_host.engines import tantivy_directory
 
     path = tmp_path / "host.db"
     with chat_recall.sqlite(path, create_host_schema=True, engine=chat_recall.Engine.TANTIVY) as r:

@@ -23,7 +23,7 @@ import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.cli.main import main
-from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.application.indexer import Indexer
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.messages import Role

@@ -12,7 +12,7 @@ import pytest
 
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.memory.database import InMemoryDatabase, MessageRow
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.application.service import ChatRecall
 from chat_recall.domain.host_values import InvalidText, TimestampFormat
 

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from chat_recall.adapters import bootstrap
+from chat_recall.adapters.bootstrap import administration
 from chat_recall.adapters.cli.exits import Exit
 from chat_recall.adapters.cli.main import main
-from chat_recall.adapters.sqlite import admin
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.host_database import SqliteFile
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.domain.errors import IndexUnavailable, StorageDamaged
@@ -69,7 +70,7 @@ def status(path: Path, capsys: Capture) -> tuple[int, dict[str, object]]:
 
 
 def problems(path: Path) -> list[str]:
-    return admin.status(path, HostSchema.reference()).problems
+    return administration(SqliteFile(path), HostSchema.reference()).status().problems
 
 
 def found(path: Path, word: str, app_id: int = 1) -> int:
@@ -514,7 +515,7 @@ def test_the_facade_checks_and_repairs_both_adapters(tmp_path: Path) -> None:
 def test_a_check_that_runs_out_of_memory_is_a_finding_not_a_crash() -> None:
     """SQLite reports SQLITE_NOMEM as Python's MemoryError (seen once on randomised
     structure damage under memory pressure): a finding naming the fix."""
-    from chat_recall.adapters.sqlite.audit import NO_MEMORY, _guarded
+    from chat_recall.adapters.sqlite_host.audit import NO_MEMORY, _guarded
 
     def exhausted() -> list[object]:
         raise MemoryError
@@ -528,7 +529,7 @@ def test_a_drop_that_runs_out_of_memory_counts_as_damage_not_a_crash() -> None:
     the object is treated as damaged, so uninstall rolls back and forces it out."""
     import sqlite3 as driver
 
-    from chat_recall.adapters.sqlite import migrations
+    from chat_recall.adapters.sqlite_host import migrations
 
     class Exhausted:
         def __init__(self, connection: driver.Connection) -> None:

@@ -31,8 +31,9 @@ SCRIPT = textwrap.dedent(
 
     from chat_recall.adapters import bootstrap
     from chat_recall.adapters.cli.main import main
-    from chat_recall.adapters.sqlite import admin
-    from chat_recall.adapters.sqlite.schema import HostSchema
+    from chat_recall.adapters.bootstrap import administration
+    from chat_recall.adapters.host_database import SqliteFile
+    from chat_recall.adapters.sqlite_host.schema import HostSchema
     from chat_recall.application.tools.context import CallContext
     from chat_recall.domain.errors import ChatRecallError
 
@@ -53,7 +54,9 @@ SCRIPT = textwrap.dedent(
         out["read_ids"] = [m["message_id"] for m in read.get("messages", [])]
         out["read_error"] = read.get("error")
         out["status"] = [recall.status(1).state, recall.status(1).indexer]
-    report = admin.status(__import__("pathlib").Path(PATH), HostSchema.reference())
+    report = administration(
+        SqliteFile(__import__("pathlib").Path(PATH)), HostSchema.reference()
+    ).status()
     out["status_problems"] = report.problems
     out["status_checks"] = sorted({{c.check for c in report.checks}})
     out["backlog"] = report.backlog.messages if report.backlog else None
@@ -209,7 +212,7 @@ def test_a_directory_that_permissions_make_read_only_is_read_immutable(
 ) -> None:
     """Root ignores permissions, so the suite's other read-only runs (a read-only mount
     when root) meet SQLITE_CANTOPEN; a user denied by permissions meets READONLY."""
-    from chat_recall.adapters.sqlite import database
+    from chat_recall.adapters.sqlite_host import database
 
     path = host_database(tmp_path, pending=False)
     checkpoint(path)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.engines import Engine
+from chat_recall.adapters.sqlite_host.engines import Engine
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from tests.tools.conftest import ASSISTANT, USER, chat, result

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
 from chat_recall.application.tools.read_chat import OUTPUT_BUDGET_BYTES
@@ -318,7 +318,7 @@ def test_reading_huge_messages_takes_memory_that_does_not_grow_with_them(tmp_pat
 def test_a_host_table_without_rowid_is_read_whole(tmp_path: Path) -> None:
     import sqlite3
 
-    from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+    from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL
 
     path = tmp_path / "host.db"
     connection = sqlite3.connect(path)

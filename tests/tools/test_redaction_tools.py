@@ -104,7 +104,7 @@ def test_no_tool_output_or_card_holds_a_credential(recall: ChatRecall) -> None:
 def test_no_tool_output_or_card_holds_a_credential_with_the_tantivy_engine(
     tmp_path: Path,
 ) -> None:
-    from chat_recall.adapters.engines import Engine
+    from chat_recall.adapters.sqlite_host.engines import Engine
 
     with bootstrap.sqlite(
         tmp_path / "host.db", create_host_schema=True, engine=Engine.TANTIVY

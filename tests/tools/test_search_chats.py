@@ -393,7 +393,7 @@ def test_any_string_gives_valid_json_within_budget_or_a_structured_error(query: 
 def test_search_chats_and_read_chat_never_write(tmp_path: object) -> None:
     from pathlib import Path
 
-    from chat_recall.adapters.sqlite.database import SqliteDatabase
+    from chat_recall.adapters.sqlite_host.database import SqliteDatabase
 
     path = Path(str(tmp_path)) / "w.db"
     seeded = bootstrap.sqlite(path, create_host_schema=True)

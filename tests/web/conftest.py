@@ -20,7 +20,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import chat_recall
-from chat_recall.adapters.sqlite.admin import registered_apps
+from chat_recall.adapters.sqlite_host.admin import registered_apps
 from chat_recall.adapters.web.app import Site, build
 from chat_recall.adapters.web.guard import served_hosts
 from chat_recall.application.service import ChatRecall

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import chat_recall
 from chat_recall.adapters.cli.demo import write_sample
-from chat_recall.adapters.sqlite.admin import registered_apps
+from chat_recall.adapters.sqlite_host.admin import registered_apps
 from chat_recall.adapters.web.app import Site
 from chat_recall.adapters.web.server import PageServer
 from tests.web.browser import chromium

@@ -118,7 +118,7 @@ def run(arguments: argparse.Namespace) -> int:
 
     admin = database.admin(arguments)
     try:
-        report = admin.import_history(database.target(arguments), database.schema(arguments), write)
+        report = admin.import_history(write)
     finally:
         progress.close()
         for files in sources:

@@ -22,7 +22,7 @@ def run(arguments: argparse.Namespace) -> int:
     admin = database.admin(arguments)
 
     path = database.target(arguments)
-    report = admin.initialise(path, options.language(arguments))
+    report = admin.initialise(options.language(arguments))
     if report.created_file:
         what = f"created {path} with the reference host tables"
     elif report.created_host_tables:

@@ -17,9 +17,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     admin = database.admin(arguments)
 
-    report = admin.install(
-        database.target(arguments), database.schema(arguments), options.language(arguments)
-    )
+    report = admin.install(options.language(arguments))
     if report.previous_version == report.version:
         done = f"already installed (schema version {report.version}); triggers recreated"
     elif report.previous_version:

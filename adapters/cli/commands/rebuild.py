@@ -25,14 +25,13 @@ def run(arguments: argparse.Namespace) -> int:
     from chat_recall.application.write_lock import WriteLockStats
 
     admin = database.admin(arguments)
-    path, schema = database.target(arguments), database.schema(arguments)
     engine = database.recorded_engine(arguments)  # rebuilt with the same engine
     locks: list[WriteLockStats] = []
     in_place = _readable(arguments, engine)  # in place, the recorded language stays
     if not in_place:  # the import links describe host rows: they stay
-        language = admin.recorded_language(path, schema)  # anew, with the same language
-        locks.append(admin.uninstall(path, schema, keep_imports=True).write_lock)
-        locks.append(admin.install(path, schema, language).write_lock)
+        language = admin.recorded_language()  # anew, with the same language
+        locks.append(admin.uninstall(keep_imports=True).write_lock)
+        locks.append(admin.install(language).write_lock)
     with database.open_recall(arguments, engine) as recall:
         if in_place:
             for line in recall.repair():  # triggers and registry rows lost to drift

@@ -14,7 +14,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     admin = database.admin(arguments)
-    report = admin.repair(database.target(arguments), database.schema(arguments))
+    report = admin.repair()
     for line in report.done:
         print(f"repaired: {line}")
     if not report.done:

@@ -30,7 +30,7 @@ def run(arguments: argparse.Namespace) -> int:
     from chat_recall.application.conversion import unstructure
 
     fmt = render.resolve(arguments.format)
-    report = admin.status(database.target(arguments), database.schema(arguments))
+    report = admin.status()
     data = unstructure(report)
     if fmt == "text":
         text = render.status_text(data, functools.partial(options.command_line, arguments))

@@ -16,7 +16,7 @@ def run(arguments: argparse.Namespace) -> int:
     admin = database.admin(arguments)
 
     path = database.target(arguments)
-    report = admin.uninstall(path, database.schema(arguments))
+    report = admin.uninstall()
     if not report.dropped:
         print(f"nothing to remove: chat-recall is not installed in {path}")
     else:

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 
 from chat_recall.adapters.importers.jsonl import ChatLine, MessageLine, parse_line, stored_time
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
 from chat_recall.application.importing import LinesReport, OnConflict
 from chat_recall.domain.errors import ChatRecallError
 from chat_recall.domain.messages import Role

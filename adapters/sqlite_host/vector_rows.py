@@ -23,10 +23,10 @@ from collections.abc import Sequence
 
 import attrs
 
-from chat_recall.adapters.sqlite import document_rows
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.migrations import DOCS
-from chat_recall.adapters.sqlite.vector_tables import (
+from chat_recall.adapters.sqlite_host import document_rows
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.migrations import DOCS
+from chat_recall.adapters.sqlite_host.vector_tables import (
     DDL,
     DROPPING,
     MODEL,

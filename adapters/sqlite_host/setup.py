@@ -10,10 +10,10 @@ import attrs
 
 from chat_recall.adapters.import_links import IMPORT_LINKS, IMPORT_LINKS_DDL
 from chat_recall.adapters.snowball import chosen_analysis
-from chat_recall.adapters.sqlite import migrations, registry, vector_tables
-from chat_recall.adapters.sqlite.database import SqliteDatabase, check_fts5
-from chat_recall.adapters.sqlite.dirty_queue import SqliteDirtyQueue
-from chat_recall.adapters.sqlite.schema import REFERENCE_HOST_DDL
+from chat_recall.adapters.sqlite_host import migrations, registry, vector_tables
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase, check_fts5
+from chat_recall.adapters.sqlite_host.dirty_queue import SqliteDirtyQueue
+from chat_recall.adapters.sqlite_host.schema import REFERENCE_HOST_DDL
 from chat_recall.domain.errors import IndexUnavailable, TransactionOverTime
 from chat_recall.domain.schema_version import NOT_INSTALLED
 from chat_recall.domain.text.analysis import TextAnalysis

@@ -28,10 +28,10 @@ from pathlib import Path
 import attrs
 
 from chat_recall.adapters.pacing import LockPacer
-from chat_recall.adapters.sqlite.commit_usage import CommitTimer
-from chat_recall.adapters.sqlite.host_values import CODECS
-from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.adapters.sqlite.time_limit import TransactionWatchdog, WriterConnection
+from chat_recall.adapters.sqlite_host.commit_usage import CommitTimer
+from chat_recall.adapters.sqlite_host.host_values import CODECS
+from chat_recall.adapters.sqlite_host.schema import HostSchema
+from chat_recall.adapters.sqlite_host.time_limit import TransactionWatchdog, WriterConnection
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,

@@ -15,8 +15,8 @@ import sqlite3
 
 import attrs
 
-from chat_recall.adapters.engines import ENGINE_KEY, Engine
-from chat_recall.adapters.sqlite.migrations import (
+from chat_recall.adapters.sqlite_host.engines import ENGINE_KEY, Engine
+from chat_recall.adapters.sqlite_host.migrations import (
     APPS,
     DIRTY_CHATS,
     DOCS,
@@ -26,7 +26,7 @@ from chat_recall.adapters.sqlite.migrations import (
     fts_table_name,
     is_virtual,
 )
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.domain.wording import counted
 
 _FTS_NAME = re.compile(r"chat_recall_fts_(n?)(\d+)")
@@ -78,7 +78,7 @@ class RegistryDrift:
 
 def drift(connection: sqlite3.Connection) -> RegistryDrift:
     """Compare the registry with the FTS tables present and the documents (read-only).
-    An index whose text another engine holds (`adapters/engines.py`) has no FTS tables
+    An index whose text another engine holds (`adapters/sqlite_host/engines.py`) has no FTS tables
     by design: nothing to compare."""
     if _engine(connection) not in (None, Engine.SQLITE.value):
         return RegistryDrift({}, {}, (), ())

@@ -18,8 +18,8 @@ import shutil
 from pathlib import Path
 
 from chat_recall.adapters.host_schema import quote
-from chat_recall.adapters.sqlite import migrations
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host import migrations
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
 from chat_recall.domain.errors import IndexUnavailable
 
 ENGINE_KEY = "engine"

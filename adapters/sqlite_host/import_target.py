@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from chat_recall.adapters.sql_import_target import Dialect, SqlImportTarget
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.importer import import_lines
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.importer import import_lines
 from chat_recall.application.importing import LinesReport, OnConflict
 
 

@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 
 from chat_recall.adapters.index_layout import HIDDEN_READ_PAST, ROLES_SQL
-from chat_recall.adapters.sqlite.migrations import (
+from chat_recall.adapters.sqlite_host.migrations import (
     DELETED_CHATS,
     DELETED_MESSAGES,
     DIRTY_CHATS,
@@ -27,8 +27,8 @@ from chat_recall.adapters.sqlite.migrations import (
     QUARANTINE,
     forget_order_of_gone_chat,
 )
-from chat_recall.adapters.sqlite.schema import HostSchema
-from chat_recall.adapters.sqlite.vector_tables import forget_vectors, queue_documents
+from chat_recall.adapters.sqlite_host.schema import HostSchema
+from chat_recall.adapters.sqlite_host.vector_tables import forget_vectors, queue_documents
 from chat_recall.domain.host_values import UnreadableReason
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import (

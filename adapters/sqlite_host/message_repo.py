@@ -5,7 +5,7 @@ enforced in storage, never checked afterwards. The provider transcript column is
 selected: every statement names its columns.
 
 Stored values reach the domain through `StoredMessage.from_host` / `Chat.from_host`
-as typed raw values (`adapters/sqlite/host_values.py`), so an odd row (text time,
+as typed raw values (`adapters/sqlite_host/host_values.py`), so an odd row (text time,
 milliseconds, bytes that are not UTF-8) is a safe value or a quarantine reason, never
 a failed statement. Keysets compare the stored (created_at, id) in SQL, through
 subqueries, so ordering never depends on a converted value.
@@ -25,15 +25,15 @@ from pathlib import Path
 
 import attrs
 
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.host_values import host_value, typed
-from chat_recall.adapters.sqlite.migrations import (
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.host_values import host_value, typed
+from chat_recall.adapters.sqlite_host.migrations import (
     MESSAGE_ORDER,
     META,
     ORDER_FILLED_AFTER,
     ORDER_KEEPERS,
 )
-from chat_recall.adapters.sqlite.schema import HostSchema
+from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.domain.errors import NotFound
 from chat_recall.domain.host_values import (
     READ_HEAD_BYTES,

@@ -8,7 +8,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from chat_recall.adapters.sqlite.migrations import META
+from chat_recall.adapters.sqlite_host.migrations import META
 from chat_recall.domain.model import AppId, IndexDocument
 
 VECTORS = "chat_recall_vectors"

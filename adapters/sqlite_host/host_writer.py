@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import attrs
 
-from chat_recall.adapters.sqlite.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, ChatId, MessageId
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import attrs
 
-from chat_recall.adapters.sqlite.database import SqliteDatabase
-from chat_recall.adapters.sqlite.migrations import (
+from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.adapters.sqlite_host.migrations import (
     DELETED_CHATS,
     DELETED_MESSAGES,
     DIRTY_CHATS,

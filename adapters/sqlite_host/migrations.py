@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 import attrs
 
-from chat_recall.adapters.sqlite.schema import HostSchema, quote
+from chat_recall.adapters.sqlite_host.schema import HostSchema, quote
 from chat_recall.domain.schema_version import usable_version
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
