@@ -88,6 +88,13 @@ class StorageHarness:
         self._opened.append(recall)
         return recall
 
+    def restart_in(self, language: Language) -> ChatRecall:
+        """Close every facade opened so far (their indexers give up the queue, as a
+        process that exits does), then start one under `language`: without the close,
+        the new indexer waits for the old one's claim to lapse."""
+        self.close()
+        return self.reopen_in(language)
+
     def close(self) -> None:
         for recall in self._opened:
             recall.close()

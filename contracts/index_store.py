@@ -379,7 +379,7 @@ class IndexStoreContract(HarnessLifecycle):
         assert found(recall, "rechnung") == []
         assert found(recall, "towel") == [towels]
         for language, (word, _) in families.items():
-            current = harness.reopen_in(language)
+            current = harness.restart_in(language)
             current.indexer.run_until_idle()
             harness.publish_writes(current)
             assert current.index.analysis.language is language
@@ -387,13 +387,13 @@ class IndexStoreContract(HarnessLifecycle):
             assert found(current, word.lower()) == [message], language
             (document,) = current.index.documents(APP, [message])
             assert document.body == text  # as written, not as stems
-        german = harness.reopen_in(Language.GERMAN)
+        german = harness.restart_in(Language.GERMAN)
         german.indexer.run_until_idle()
         harness.publish_writes(german)
         assert found(german, "rechnung", "monatsende") == [invoices]
         query = ScopedQuery(MatchQuery((("rechnung", "gehen"),)), APP)  # a phrase
         assert [c.message_id for c in german.index.search(query)] == [invoices]
-        english = harness.reopen_in(Language.ENGLISH)
+        english = harness.restart_in(Language.ENGLISH)
         english.indexer.run_until_idle()
         harness.publish_writes(english)
         assert found(english, "rechnung") == []
@@ -443,7 +443,7 @@ class IndexStoreContract(HarnessLifecycle):
         assert english.index.analysis.language is Language.ENGLISH
         assert found(english, "rechnungen") == [invoices]
 
-        german = harness.reopen_in(Language.GERMAN)
+        german = harness.restart_in(Language.GERMAN)
         german.indexer.run_until_idle()
         harness.publish_writes(german)
         assert found(german, "rechnung") == [invoices]
