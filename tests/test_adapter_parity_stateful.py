@@ -108,7 +108,8 @@ class BothAdapters(RuleBasedStateMachine):
 
     @rule()
     def restart(self) -> None:
-        self.sqlite.close()
+        for recall in self.both():  # a process that exits gives up the indexing queue
+            recall.close()
         self.sqlite = bootstrap.sqlite(self.path)
         self.memory = bootstrap.in_memory(database=self.memory_db)
 
@@ -123,7 +124,8 @@ class BothAdapters(RuleBasedStateMachine):
         try:
             self.check_drained()
         finally:
-            self.sqlite.close()
+            for recall in self.both():
+                recall.close()
             self.directory.cleanup()
 
     def check_drained(self) -> None:
