@@ -464,7 +464,7 @@ def postgres(
     container.register(VectorStore, PostgresVectorStore, scope=punq.Scope.singleton)
     # PostgreSQL locks rows, not the database: an indexer batch holds only the markers
     # it claims (a host write to one of those messages waits for its commit), so batches
-    # may take longer than SQLite's 25 ms and pay the server round trips once per more rows.
+    # may take longer than SQLite's budget and pay the server round trips once per more rows.
     sizing = BatchSizing(budget_seconds=0.1, initial=64, maximum=512)
     settings = settings or IndexerSettings(sizing=sizing)
     recorded = container.resolve(VectorStore).semantic_settings()

@@ -13,7 +13,8 @@ import attrs
 
 from chat_recall.domain.wording import counted
 
-# Transactions longer than these are counted (25 ms: one indexer batch's budget).
+# Transactions longer than these are counted (the shortest: past any batch's time limit,
+# `domain.pacing.PacingRule.limit_seconds`).
 LONG_MS = (25, 50, 100)
 # Transactions longer than this are kept with their time (the first SLOW_KEPT of them).
 KEPT_OVER_MS = 5

@@ -4,7 +4,7 @@ queue and its triggers) stays in the database, exactly as with the FTS5 engine.
 
 Publishing (why writes are staged). A tantivy commit is durable when it returns: it
 writes a segment and syncs its files, which takes far longer than an indexer batch's
-25 ms budget (docs/results.md). So a batch's unit of work is one short SQLite transaction
+budget (`domain.pacing.PacingRule`; docs/results.md). So a batch's unit of work is one short SQLite transaction
 that writes the metadata rows, clears the dirty markers and records each message in
 `chat_recall_tantivy_staged`; its tantivy changes are queued in memory. `maintain()`,
 which the indexer runs after every batch, gives them to the app writers (the engine's

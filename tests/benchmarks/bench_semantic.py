@@ -7,8 +7,8 @@ Run: python -m tests.benchmarks.bench_semantic --messages 200000 --profile heavy
 Steps: generate the scale fixture (`tests/benchmarks/fixture.py`), index it, time
 search_chats over the query classes of the scale benchmark plus full questions in the
 largest app (layer off); turn the layer on (`Semantic.local()`), embed every document
-(`Embedding.run_until_done`: the indexer's own job), and time the same searches again,
-as shipped (the gate decides) and with meaning asked for every query (the worst case).
+(`Embedding.run_until_done`: the indexer's own job), and time the same searches again
+(meaning is asked for every query that keeps a word).
 `--onnx-tokenizer` (a directory holding all-MiniLM-L6-v2's tokenizer.json) also times
 the ONNX model on a sample. Memory: the process's anonymous resident memory before and
 after, and the bytes the vector matrices hold.
@@ -27,12 +27,9 @@ from typing import Any
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.semantic import Semantic
 from chat_recall.application.embedding import embedding_text
-from chat_recall.application.semantic import SemanticSearch
 from chat_recall.application.service import ChatRecall
 from chat_recall.application.tools.context import CallContext
-from chat_recall.application.tools.search_chats import SearchChats
 from chat_recall.domain.model import AppId
-from chat_recall.domain.search.fusion import FusionPolicy
 from chat_recall.domain.semantic import Purpose
 from tests.benchmarks.bench_scale import QUERY_CLASSES, current_rss_mb, percentile
 from tests.benchmarks.fixture import generate
@@ -73,14 +70,6 @@ def search_timings(recall: ChatRecall, queries: list[str], repeats: int) -> dict
     }
 
 
-def always_open(recall: ChatRecall) -> None:
-    """search_chats asks for meaning on every query (the gate's worst case)."""
-    tool = recall.registry.tool("search_chats")
-    assert isinstance(tool, SearchChats)
-    policy = FusionPolicy(min_chats=1_000)
-    tool.semantic = SemanticSearch(tool.semantic.embedder, tool.semantic.vectors, policy)
-
-
 def run(messages: int, profile: str, repeats: int, onnx_tokenizer: Path | None) -> dict[str, Any]:
     directory = Path(tempfile.mkdtemp(prefix="chat-recall-semantic-"))
     path = directory / "history.db"
@@ -113,8 +102,6 @@ def run(messages: int, profile: str, repeats: int, onnx_tokenizer: Path | None) 
         recall.search_chats(CallContext(AppId(1)), {"query": QUESTIONS[0]})
         results["first_search_ms"] = round((time.perf_counter() - began) * 1000, 1)
         results["search_on"] = search_timings(recall, queries, repeats)
-        always_open(recall)
-        results["search_on_gate_always_open"] = search_timings(recall, queries, repeats)
         matrices = recall.vectors.matrices  # type: ignore[attr-defined]
         results["memory"] = {
             "matrices_mb": round(matrices.held_bytes() / 1e6, 1),
@@ -125,9 +112,6 @@ def run(messages: int, profile: str, repeats: int, onnx_tokenizer: Path | None) 
             results["onnx"] = onnx_rate(recall, onnx_tokenizer)
     off, on = results["search_off"], results["search_on"]
     results["p95_growth_ms"] = round(on["p95_ms"] - off["p95_ms"], 2)
-    results["p95_growth_gate_always_open_ms"] = round(
-        results["search_on_gate_always_open"]["p95_ms"] - off["p95_ms"], 2
-    )
     return results
 
 
