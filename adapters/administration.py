@@ -235,8 +235,8 @@ class IndexAdministration(Protocol):
         ...
 
     def install(self, language: Language | None = None) -> InstallReport:
-        """Install or upgrade the index, idempotently (a language other than the one
-        recorded re-indexes in the background)."""
+        """Install the index, idempotently (a language other than the one recorded
+        re-indexes in the background)."""
         ...
 
     def recorded_language(self) -> Language | None:
@@ -266,8 +266,8 @@ class IndexAdministration(Protocol):
         ...
 
     def repair(self) -> RepairReport:
-        """Restore what drifted in place (the schema upgrade, triggers, registry);
-        damaged index data needs a rebuild instead."""
+        """Restore what drifted in place (triggers, registry); damaged index data, or a
+        schema version this release cannot use, needs a rebuild instead."""
         ...
 
     def registered_apps(self, recall: ChatRecall) -> list[int]:

@@ -315,8 +315,8 @@ def sqlite(
 ) -> ChatRecall:
     """chat-recall inside a host's SQLite database (a path or an open connection).
 
-    At start: FTS5 and the schema mapping are checked, the derived index is installed or
-    upgraded (idempotently), and WAL mode is switched on. With `create_host_schema`, the
+    At start: FTS5 and the schema mapping are checked, the derived index is installed
+    (idempotently), and WAL mode is switched on. With `create_host_schema`, the
     reference host tables are created first (standalone use). With `install=False` the
     derived index must already be installed (IndexUnavailable otherwise) and nothing is
     written at start.

@@ -2,10 +2,13 @@
 release, whatever the storage engine.
 
 Each adapter stamps the version of its derived objects in its `chat_recall_meta` table
-and knows the newest version it can write (its own `SCHEMA_VERSION`). Two stamps are
-refused, by install, by a read-only start and by the audit alike, and never re-stamped:
-a version from a newer release (the fix is an upgrade of chat-recall, or an explicit
-rebuild with this one), and a value that is no version at all (the fix is a rebuild).
+and knows the one version it writes (its own `SCHEMA_VERSION`). A release has no upgrade
+code: the versions before it were never published, so an older stamp is a pre-release
+install whose tables this release does not read. Every other stamp is refused, by
+install, by a read-only start and by the audit alike, and never re-stamped: an older
+version (the fix is a rebuild, which drops and recreates only chat-recall's objects), a
+version from a newer release (an upgrade of chat-recall, or a rebuild with this one),
+and a value that is no version at all (a rebuild).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ def _digits(text: str) -> bool:
 def version_problem(stored: object, release: int) -> Finding | None:
     """The failed `schema_version` check for a stored version this release cannot use
     (None when it can, or when nothing is stored: chat-recall is not installed).
-    `release` is the newest version the adapter knows."""
+    `release` is the version the adapter writes, the only one it uses."""
     if stored is None:
         return None
     text = str(stored)
@@ -51,20 +54,21 @@ def version_problem(stored: object, release: int) -> Finding | None:
             "or run `chat-recall rebuild` with this release",
             "upgrade",
         )
+    if int(text) < release:
+        return Finding(
+            CHECK,
+            subject,
+            f"the derived index was written by a pre-release chat-recall (schema version "
+            f"{text}; this release uses version {release} and does not upgrade older ones): "
+            "run `chat-recall rebuild` to drop and rebuild the derived index (host tables "
+            "are untouched)",
+            "rebuild",
+        )
     return None
 
 
-def installed_version(version: int, release: int) -> Finding:
-    """The `schema_version` check of a usable installed version: sound, or an upgrade
-    every start runs (install, `chat-recall index`, `repair`)."""
-    if version < release:
-        return Finding(
-            CHECK,
-            f"version {version}",
-            f"an upgrade to version {release} is pending (the next start or "
-            "`chat-recall index` runs it)",
-            "repair",
-        )
+def installed_version(version: int) -> Finding:
+    """The `schema_version` check of a usable installed version: sound."""
     return Finding(CHECK, f"version {version}")
 
 
@@ -74,8 +78,9 @@ def not_installed() -> Finding:
 
 
 def usable_version(stored: object, release: int) -> int:
-    """The installed version (0: nothing stored, not installed). Raises IndexUnavailable
-    naming the fix for a version this release cannot use (`version_problem`)."""
+    """The installed version (0: nothing stored, not installed; else `release`). Raises
+    IndexUnavailable naming the fix for a version this release cannot use
+    (`version_problem`)."""
     problem = version_problem(stored, release)
     if problem is not None:
         raise IndexUnavailable(problem.problem or CHECK)

@@ -1,6 +1,6 @@
 """`PostgresIndexAudit`: drift of the derived index in PostgreSQL, checked in READ ONLY
-transactions (the schema version, refused as on SQLite when it is a newer release's or
-no version at all; the six triggers present and enabled, the per-app
+transactions (the schema version, refused as on SQLite when it is not this release's;
+the six triggers present and enabled, the per-app
 statistics against the documents), and its repair in place (an idempotent install
 recreates the triggers; the statistics are recounted)."""
 
@@ -30,10 +30,9 @@ def findings(connection: psycopg.Connection[Any]) -> list[Finding]:
     if stored is None:
         return [not_installed()]
     problem = version_problem(stored, migrations.SCHEMA_VERSION)
-    if problem is not None:  # a newer release's objects, or no version: nothing to judge
+    if problem is not None:  # another release's objects, or no version: nothing to judge
         return [problem]
-    release = migrations.SCHEMA_VERSION
-    checks = [installed_version(usable_version(stored, release), release)]
+    checks = [installed_version(usable_version(stored, migrations.SCHEMA_VERSION))]
     present = {
         row[0]
         for row in connection.execute(
@@ -99,9 +98,9 @@ class PostgresIndexAudit:
             return [Finding("database", "chat-recall objects", str(error), "repair")]
 
     def repair(self) -> list[str]:
-        """Upgrade the schema and recreate the triggers (an install), then recount the
-        statistics. Refuses a database without chat-recall, or with a stored version
-        this release cannot use (never re-stamped)."""
+        """Recreate the triggers (an install), then recount the statistics. Refuses a
+        database without chat-recall, or with a stored version this release cannot use
+        (never re-stamped)."""
         stored = self.database.read(migrations.stored_schema_version)
         if stored is None:
             raise IndexUnavailable(NOT_INSTALLED)

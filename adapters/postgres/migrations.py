@@ -254,8 +254,8 @@ def stored_schema_version(connection: psycopg.Connection[Any]) -> object:
 
 def schema_version(connection: psycopg.Connection[Any]) -> int:
     """The installed schema version (0: not installed). Raises IndexUnavailable for a
-    version this release cannot use (`domain.schema_version`): a newer release's, or a
-    value that is no version; neither is ever re-stamped."""
+    version this release cannot use (`domain.schema_version`): an older or a newer
+    release's, or a value that is no version; none is ever re-stamped."""
     return usable_version(stored_schema_version(connection), SCHEMA_VERSION)
 
 

@@ -114,8 +114,8 @@ class SqliteAdministration:
             return InitReport(created, had_tables < 2, _install(database, language))
 
     def install(self, language: Language | None = None) -> InstallReport:
-        """Install or upgrade the index (under `language`; None: the one it records, else
-        English: a change re-indexes in the background)."""
+        """Install the index, idempotently (under `language`; None: the one it records,
+        else English: a change re-indexes in the background)."""
         with _database(require_existing(self.path), self.schema) as database:
             return _install(database, language)
 
@@ -196,8 +196,8 @@ class SqliteAdministration:
             )
 
     def repair(self) -> RepairReport:
-        """Restore what drifted in place (the engine's audit `repair`): the schema upgrade,
-        the triggers, the app registry. Damaged index data needs `rebuild` instead."""
+        """Restore what drifted in place (the engine's audit `repair`): the triggers, the
+        app registry. Damaged index data needs `rebuild` instead."""
         started = time.monotonic()
         with _database(require_existing(self.path), self.schema) as database:
             done = self.audit(database).repair()

@@ -24,7 +24,6 @@ from chat_recall.adapters.sqlite_host.database import SqliteDatabase, translate
 from chat_recall.adapters.sqlite_host.migrations import (
     APPS,
     DOCS,
-    ORDER_TABLE_VERSION,
     PURGE,
     SCHEMA_VERSION,
     derived_objects,
@@ -65,7 +64,7 @@ class HostDatabaseAudit:
         problem = version_problem(stored, SCHEMA_VERSION)
         if problem is not None:
             return [problem]
-        findings = [installed_version(usable_version(stored, SCHEMA_VERSION), SCHEMA_VERSION)]
+        findings = [installed_version(usable_version(stored, SCHEMA_VERSION))]
         findings += _guarded("triggers", lambda: self._triggers(connection))
         findings += _guarded("registry", lambda: _registry(connection))
         if deep:
@@ -87,8 +86,8 @@ class HostDatabaseAudit:
         ]
 
     def repair(self) -> list[str]:
-        """Upgrade the schema and recreate the triggers (as every start does), then
-        restore the registry; each step a short transaction."""
+        """Recreate the triggers (as every start does), then restore the registry; each
+        step a short transaction."""
         with self.database.reading() as connection:
             stored = stored_schema_version(connection)
             drifted = trigger_drift(connection, self.database.schema) if stored else []
@@ -97,17 +96,12 @@ class HostDatabaseAudit:
         usable_version(stored, SCHEMA_VERSION)  # raises for a newer or unusable version
         done = []
         report = setup.start(self.database)
-        if report.previous_version < SCHEMA_VERSION:
-            done.append(
-                f"upgraded the schema from version {report.previous_version} to {SCHEMA_VERSION}"
-            )
-        if drifted:
+        if drifted:  # `migrations.install` walks the order again
             done.append("recreated the triggers (" + "; ".join(drifted) + ")")
-            if report.previous_version >= ORDER_TABLE_VERSION:  # `migrations.install`
-                done.append(
-                    "walked every message into the chat order again (host writes made "
-                    "while the triggers were missing are read in their place)"
-                )
+            done.append(
+                "walked every message into the chat order again (host writes made "
+                "while the triggers were missing are read in their place)"
+            )
         done += report.registry_repairs
         return done
 

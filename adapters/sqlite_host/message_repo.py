@@ -179,10 +179,9 @@ class SqliteMessageRepo:
 
     def _order_of(self, connection: sqlite3.Connection) -> _Order:
         """The copied order once it is filled and kept; the host's otherwise: an install
-        or a repair still walking, an index of version 3 or older read without upgrade,
-        or triggers that keep it missing (a host migration that rebuilt the messages
-        table dropped them: writes since then are not in the copy until a start
-        recreates them and walks it again)."""
+        or a repair still walking, or triggers that keep it missing (a host migration
+        that rebuilt the messages table dropped them: writes since then are not in the
+        copy until a start recreates them and walks it again)."""
         keepers = ", ".join("?" for _ in ORDER_KEEPERS)
         try:
             filled = connection.execute(

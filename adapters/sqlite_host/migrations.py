@@ -1,32 +1,30 @@
-"""Versioned, idempotent migrations of chat-recall's derived objects, and uninstall.
+"""chat-recall's derived objects in the host's SQLite database: the schema, created in
+one step, the triggers on the host's tables, and uninstall.
 
 Only objects named `chat_recall_*` are created or dropped; no host row is ever written.
 Triggers are generated from the host schema mapping and recreated on every install, so
 a changed mapping takes effect at the next start.
 
 The triggers run inside the host's own write transactions, so they do the least that
-must happen at once (schema version 3): a host write upserts one marker row ("message X
-changed", "chat X renamed"); a delete records one row that every search filters against
-("message X deleted", "chat X deleted"), so deleted content is invisible from the
-moment the delete commits, whatever the size of the chat. Everything else (resolving a
-chat into its messages, removing documents) is the indexer's, later, in bounded steps.
-Work that grows with the database (marking every message at install, filling the
-message order, moving an older version's queues) runs after the migration in chunks,
-each its own short transaction (`setup.finish`).
+must happen at once: a host write upserts one marker row ("message X changed", "chat X
+renamed"); a delete records one row that every search filters against ("message X
+deleted", "chat X deleted"), so deleted content is invisible from the moment the delete
+commits, whatever the size of the chat. Everything else (resolving a chat into its
+messages, removing documents) is the indexer's, later, in bounded steps. Work that grows
+with the database (marking every message at install, filling the message order) runs
+after the install in chunks, each its own short transaction (`setup.finish`).
 
-Reading a chat in order needs its messages by (created_at, id). Up to version 3 an index
-on the host's messages gave that order, but SQLite builds an index in one statement,
-holding the write lock for as long as it reads the whole table (a time that grows with
-the host's history): no host writer may wait that long. From version 4 the order is a
-table of chat-recall's own (`MESSAGE_ORDER`), filled in the install's chunked walk and
-kept by the triggers; a version 3 install keeps its host index (dropping it is one statement
-too) until uninstall.
+Reading a chat in order needs its messages by (created_at, id). An index on the host's
+messages would give that order, but SQLite builds an index in one statement, holding
+the write lock for as long as it reads the whole table (a time that grows with the
+host's history): no host writer may wait that long. So the order is a table of
+chat-recall's own (`MESSAGE_ORDER`), filled in the install's chunked walk and kept by
+the triggers.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 
 import attrs
 
@@ -34,31 +32,31 @@ from chat_recall.adapters.sqlite_host.schema import HostSchema, quote
 from chat_recall.domain.schema_version import usable_version
 from chat_recall.domain.text.analysis import Stemming, TextAnalysis
 
+# The one version this release writes and reads. Versions 1 to 3 were pre-release
+# schemas, never published: they are refused with the fix named (`domain.schema_version`),
+# not upgraded. The number stays 4 so that databases installed with it open unchanged.
 SCHEMA_VERSION = 4
-# The version that keeps a chat's order in MESSAGE_ORDER (see the module doc).
-ORDER_TABLE_VERSION = 4
 PREFIX = "chat_recall_"
 
 META = "chat_recall_meta"
 DOCS = "chat_recall_docs"
+# Markers keyed by id, whose `seq` is a new random value at every mark: no AUTOINCREMENT
+# bookkeeping in the host's transaction (see the module doc).
 DIRTY_MESSAGES = "chat_recall_dirty_messages"
 DIRTY_CHATS = "chat_recall_dirty_chats"
 DELETED_MESSAGES = "chat_recall_deleted_messages"
 DELETED_CHATS = "chat_recall_deleted_chats"
 # Documents the engine still holds that no docs row describes any more (written by the
-# maintenance step that reclaims deleted documents, and by version 1/2 triggers).
+# maintenance step that reclaims deleted documents).
 PURGE = "chat_recall_purge"
 APPS = "chat_recall_apps"
-# Version 1/2 queues, renamed by migration 3 and drained into the new ones in chunks.
-LEGACY_DIRTY_MESSAGES = "chat_recall_legacy_dirty_messages"
-LEGACY_DIRTY_CHATS = "chat_recall_legacy_dirty_chats"
 # meta key: every message with an id above this value still has to be marked dirty
 # (a fresh install or a projection change marks in chunks; absent when done).
 MARKING_AFTER = "marking_after"
+# Rows that cannot be indexed, set aside with their reason, so every other row keeps
+# being indexed (`domain.model.QuarantinedRow`).
 QUARANTINE = "chat_recall_quarantine"
-# Versions 1 to 3: the index on the host's messages that gave a chat's order.
-MESSAGE_ORDER_INDEX = "chat_recall_messages_order"
-# Version 4: each host message's (chat, created_at), copied exactly (created_at has no
+# Each host message's (chat, created_at), copied exactly (created_at has no
 # type, so no affinity changes a value or its order), with an index in read order.
 MESSAGE_ORDER = "chat_recall_message_order"
 # meta key: messages with an id above this value may still be missing from (or stale
@@ -106,7 +104,9 @@ def execute_script(connection: sqlite3.Connection, script: str) -> None:
             connection.execute(statement)
 
 
-def _migration_1(connection: sqlite3.Connection, schema: HostSchema) -> None:
+def _create_tables(connection: sqlite3.Connection) -> None:
+    """The derived tables of SCHEMA_VERSION, empty, inside the caller's transaction; the
+    walks that fill them from the host's messages are left to `setup.finish`."""
     execute_script(
         connection,
         f"""
@@ -122,17 +122,24 @@ def _migration_1(connection: sqlite3.Connection, schema: HostSchema) -> None:
         CREATE INDEX IF NOT EXISTS chat_recall_docs_chat ON {DOCS}(chat_id);
         CREATE INDEX IF NOT EXISTS chat_recall_docs_app ON {DOCS}(app_id, message_id);
         CREATE TABLE IF NOT EXISTS {DIRTY_MESSAGES} (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            message_id INTEGER NOT NULL UNIQUE,
+            message_id INTEGER PRIMARY KEY,
             app_id INTEGER,
-            chat_id INTEGER
+            chat_id INTEGER,
+            seq INTEGER NOT NULL
         );
         CREATE INDEX IF NOT EXISTS chat_recall_dirty_messages_app
             ON {DIRTY_MESSAGES}(app_id, chat_id);
         CREATE TABLE IF NOT EXISTS {DIRTY_CHATS} (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            chat_id INTEGER NOT NULL UNIQUE,
-            app_id INTEGER
+            chat_id INTEGER PRIMARY KEY,
+            app_id INTEGER,
+            seq INTEGER NOT NULL,
+            adopt INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE IF NOT EXISTS {DELETED_MESSAGES} (
+            message_id INTEGER PRIMARY KEY
+        );
+        CREATE TABLE IF NOT EXISTS {DELETED_CHATS} (
+            chat_id INTEGER PRIMARY KEY
         );
         CREATE TABLE IF NOT EXISTS {PURGE} (
             message_id INTEGER PRIMARY KEY,
@@ -142,69 +149,12 @@ def _migration_1(connection: sqlite3.Connection, schema: HostSchema) -> None:
             app_id INTEGER PRIMARY KEY,
             fts_table TEXT NOT NULL UNIQUE
         );
-        """,
-    )
-    # Every message gets marked after the migration, in chunks (`setup.finish`).
-    connection.execute(
-        f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('{MARKING_AFTER}', NULL)"
-    )
-
-
-def _migration_2(connection: sqlite3.Connection, schema: HostSchema) -> None:
-    """Rows that cannot be indexed are set aside here with their reason, so every
-    other row keeps being indexed (`domain.model.QuarantinedRow`)."""
-    connection.execute(
-        f"""
         CREATE TABLE IF NOT EXISTS {QUARANTINE} (
             message_id INTEGER PRIMARY KEY,
             app_id INTEGER,
             chat_id INTEGER,
             reason TEXT NOT NULL
-        )
-        """
-    )
-
-
-def _migration_3(connection: sqlite3.Connection, schema: HostSchema) -> None:
-    """Cheap triggers (see the module doc): markers keyed by id whose `seq` is a new
-    random value at every mark (no AUTOINCREMENT bookkeeping in the host's
-    transaction), and deletion records instead of moving document rows. The old queues
-    are renamed and drained into the new ones in chunks by `setup.finish`."""
-    execute_script(
-        connection,
-        f"""
-        DROP INDEX IF EXISTS chat_recall_dirty_messages_app;
-        ALTER TABLE {DIRTY_MESSAGES} RENAME TO {LEGACY_DIRTY_MESSAGES};
-        ALTER TABLE {DIRTY_CHATS} RENAME TO {LEGACY_DIRTY_CHATS};
-        CREATE TABLE {DIRTY_MESSAGES} (
-            message_id INTEGER PRIMARY KEY,
-            app_id INTEGER,
-            chat_id INTEGER,
-            seq INTEGER NOT NULL
         );
-        CREATE INDEX chat_recall_dirty_messages_app ON {DIRTY_MESSAGES}(app_id, chat_id);
-        CREATE TABLE {DIRTY_CHATS} (
-            chat_id INTEGER PRIMARY KEY,
-            app_id INTEGER,
-            seq INTEGER NOT NULL,
-            adopt INTEGER NOT NULL DEFAULT 0
-        );
-        CREATE TABLE {DELETED_MESSAGES} (
-            message_id INTEGER PRIMARY KEY
-        );
-        CREATE TABLE {DELETED_CHATS} (
-            chat_id INTEGER PRIMARY KEY
-        )
-        """,
-    )
-
-
-def _migration_4(connection: sqlite3.Connection, schema: HostSchema) -> None:
-    """The message order as a table of chat-recall's own (see the module doc), filled
-    after the migration in chunks (`setup.finish`)."""
-    execute_script(
-        connection,
-        f"""
         CREATE TABLE IF NOT EXISTS {MESSAGE_ORDER} (
             message_id INTEGER PRIMARY KEY,
             chat_id INTEGER,
@@ -214,57 +164,19 @@ def _migration_4(connection: sqlite3.Connection, schema: HostSchema) -> None:
             ON {MESSAGE_ORDER}(chat_id, created_at, message_id)
         """,
     )
+    # Every message gets marked, and the order filled, after the install in chunks.
+    connection.execute(
+        f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('{MARKING_AFTER}', NULL)"
+    )
     refill_order(connection)
 
 
 def refill_order(connection: sqlite3.Connection) -> None:
-    """Have `setup.finish` walk every host message into MESSAGE_ORDER again (after a
-    migration, or triggers that were missing while the host wrote)."""
+    """Have `setup.finish` walk every host message into MESSAGE_ORDER again (at a fresh
+    install, or after triggers that were missing while the host wrote)."""
     connection.execute(
         f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('{ORDER_FILLED_AFTER}', NULL)"
     )
-
-
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection, HostSchema], None]] = {
-    1: _migration_1,
-    2: _migration_2,
-    3: _migration_3,
-    4: _migration_4,
-}
-
-# Each legacy queue, and how its rows enter the current tables (newer marks win).
-LEGACY_DRAINS = {
-    LEGACY_DIRTY_MESSAGES: (
-        "seq",
-        f"INSERT OR IGNORE INTO {DIRTY_MESSAGES}(message_id, app_id, chat_id, seq) "
-        "SELECT message_id, app_id, chat_id, random()",
-    ),
-    LEGACY_DIRTY_CHATS: (
-        "seq",
-        f"INSERT OR IGNORE INTO {DIRTY_CHATS}(chat_id, app_id, seq) "
-        "SELECT chat_id, app_id, random()",
-    ),
-}
-
-
-def drain_legacy(connection: sqlite3.Connection, table: str, limit: int) -> bool:
-    """Move up to `limit` rows of a legacy queue into the current tables; drop the
-    queue when it is empty. Returns True when nothing is left."""
-    exists = connection.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-    ).fetchone()
-    if not exists:
-        return True
-    key, insert = LEGACY_DRAINS[table]
-    last = connection.execute(
-        f"SELECT max({key}) FROM (SELECT {key} FROM {table} ORDER BY {key} LIMIT ?)", (limit,)
-    ).fetchone()[0]
-    if last is None:
-        connection.execute(f"DROP TABLE {table}")
-        return True
-    connection.execute(f"{insert} FROM {table} WHERE {key} <= ? ORDER BY {key}", (last,))
-    connection.execute(f"DELETE FROM {table} WHERE {key} <= ?", (last,))
-    return False
 
 
 def mark_all_messages_dirty(
@@ -605,51 +517,26 @@ def schema_version(connection: sqlite3.Connection) -> int:
 
 
 def install(connection: sqlite3.Connection, schema: HostSchema) -> int:
-    """Bring the derived objects to SCHEMA_VERSION inside the caller's transaction and
-    (re)create the triggers. Returns the version found before."""
+    """Create the derived objects of SCHEMA_VERSION where they are missing and (re)create
+    the triggers, inside the caller's transaction: all of it DDL and a few meta rows, so
+    it holds the write lock no longer than any other transaction of ours (the walks over
+    the host's messages follow in chunks, `setup.finish`). Returns the version found
+    (0: a fresh install). Raises IndexUnavailable for a version this release cannot use
+    (`schema_version`), before anything is written."""
     connection.execute(f"CREATE TABLE IF NOT EXISTS {META} (key TEXT PRIMARY KEY, value TEXT)")
     found = schema_version(connection)
-    if found >= ORDER_TABLE_VERSION and trigger_drift(connection, schema):
+    if found and trigger_drift(connection, schema):
         # Host writes may have gone untracked (a host migration dropped the triggers,
         # or the mapping changed): the order is walked again.
         refill_order(connection)
-    for name in TRIGGERS:  # before the migrations: a renamed table would rewrite them
-        connection.execute(f"DROP TRIGGER IF EXISTS {name}")
-    for version in range(found + 1, SCHEMA_VERSION + 1):
-        MIGRATIONS[version](connection, schema)
-    connection.execute(
-        f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('schema_version', ?)",
-        (str(SCHEMA_VERSION),),
-    )
-    create_triggers(connection, schema)
-    return found
-
-
-def install_step(connection: sqlite3.Connection, schema: HostSchema) -> tuple[int, bool]:
-    """One step of `install`, inside the caller's transaction, so that an install holds
-    the write lock no longer than any other transaction of ours: where none of our
-    triggers exists yet (a fresh install, or one interrupted before its last step),
-    one migration at a time with its version, then the triggers; otherwise (an upgrade,
-    whose host writes must stay tracked throughout) all of `install` at once. Returns
-    the version found, and whether the install is done."""
-    connection.execute(f"CREATE TABLE IF NOT EXISTS {META} (key TEXT PRIMARY KEY, value TEXT)")
-    found = schema_version(connection)
-    marks = ", ".join("?" for _ in TRIGGERS)
-    tracked = connection.execute(
-        f"SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
-        TRIGGERS,
-    ).fetchone()[0]
-    if tracked:
-        return install(connection, schema), True
-    if found < SCHEMA_VERSION:
-        MIGRATIONS[found + 1](connection, schema)
+    if not found:
+        _create_tables(connection)
         connection.execute(
             f"INSERT OR REPLACE INTO {META}(key, value) VALUES ('schema_version', ?)",
-            (str(found + 1),),
+            (str(SCHEMA_VERSION),),
         )
-        return found, False
     create_triggers(connection, schema)
-    return found, True
+    return found
 
 
 def create_triggers(connection: sqlite3.Connection, schema: HostSchema) -> None:

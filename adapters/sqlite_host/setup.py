@@ -55,24 +55,20 @@ def start(
     analysis: TextAnalysis | None = None,
     language: Language | None = None,
 ) -> InstallReport:
-    """Check FTS5 and the host schema, switch to WAL, install or upgrade the derived
-    objects, and rebuild the index if it was built under another text analysis (one
-    named by `analysis` or `language`; none named: the one the index records). The
-    triggers are recreated and the app registry restored (`registry`), so drift of
-    either is repaired at every start. Idempotent. A schema version this release cannot
-    use (newer, or no version at all) is an IndexUnavailable naming the fix, never
-    re-stamped."""
+    """Check FTS5 and the host schema, switch to WAL, install the derived objects (one
+    short transaction; the walks over the host's messages follow in chunks), and
+    rebuild the index if it was built under another text analysis (one named by
+    `analysis` or `language`; none named: the one the index records). The triggers are
+    recreated and the app registry restored (`registry`), so drift of either is repaired
+    at every start. Idempotent. A schema version this release cannot use (older, newer,
+    or no version at all) is an IndexUnavailable naming the fix, never re-stamped."""
     with database.writing() as connection:
         check_fts5(connection)
         database.schema.verify(connection)
     analysis = analysis_of(database, analysis, language)
     database.enable_wal()
-    previous: int | None = None
-    done = False
-    while not done:  # a fresh install in steps, each a short transaction of its own
-        with database.writing() as connection:
-            found, done = migrations.install_step(connection, database.schema)
-        previous = found if previous is None else previous
+    with database.writing() as connection:
+        previous = migrations.install(connection, database.schema)
     with database.writing() as connection:
         repairs = registry.restore(connection, database.schema)
         recorded = migrations.recorded_analysis(connection)
@@ -88,7 +84,6 @@ def start(
         dirty = connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[
             0
         ]
-    assert previous is not None
     return InstallReport(
         previous,
         migrations.SCHEMA_VERSION,
@@ -104,26 +99,19 @@ def finish(
     sizing: BatchSizing | None = None,
     limit_seconds: float | None = None,
 ) -> None:
-    """The part of an install or upgrade that grows with the database, in chunks, each
-    its own short transaction (host writes go on in between): move an older version's
-    queues into the current tables (`sizing.initial` rows at a time), mark every
-    message of a fresh install dirty, and fill the message order
-    (`migrations.MESSAGE_ORDER`). The walk's chunks follow `sizing` and run under the
-    indexer's time limit: one still open at it is rolled back and taken again halved
-    (one of `sizing.minimum` rows runs without a limit). `sizing` and `limit_seconds`
-    default to `BatchSizing.host_walk` and the pacer's limit. A crash in between
-    is picked up at the next start."""
+    """The part of an install that grows with the database, in chunks, each its own
+    short transaction (host writes go on in between): mark every message of a fresh
+    install dirty, and fill the message order (`migrations.MESSAGE_ORDER`). The walk's
+    chunks follow `sizing` and run under the indexer's time limit: one still open at it
+    is rolled back and taken again halved (one of `sizing.minimum` rows runs without a
+    limit). `sizing` and `limit_seconds` default to `BatchSizing.host_walk` and the
+    pacer's limit. A crash in between is picked up at the next start."""
     # Here, not at the top: `search` and `read` import this module and start faster
     # without the indexing policies.
     from chat_recall.domain.indexing import BatchSizing
 
     sizing = sizing or BatchSizing.host_walk()
     walk_limit = database.pacer.rule.limit_seconds if limit_seconds is None else limit_seconds
-    for table in migrations.LEGACY_DRAINS:
-        while True:
-            with database.writing() as connection:
-                if migrations.drain_legacy(connection, table, sizing.initial):
-                    break
     size = sizing.initial
     while True:
         started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Schema version 4: a chat's order is chat-recall's own table (`MESSAGE_ORDER`), never
+"""A chat's order is chat-recall's own table (`MESSAGE_ORDER`), never
 an index on the host's messages (SQLite builds an index in one statement, under the
 write lock for as long as it reads the table). Filled in the install's chunked walk,
 kept by the triggers, read through a join to the host's rows, and the host's own order
@@ -113,9 +113,9 @@ def test_a_fresh_install_adds_no_index_to_host_tables_and_fills_the_order_in_chu
     with database.writing() as connection:
         migrations.install(connection, database.schema)
     setup.finish(database, BatchSizing(initial=5, minimum=5, maximum=5))
-    # the install, dropping the two empty legacy queues, then 5+5+5+5+3 and done: the
-    # marking and the order fill share each chunk of the walk
-    assert database.lock_stats.transactions == 1 + 2 + 6
+    # the install, then 5+5+5+5+3 and done: the marking and the order fill share each
+    # chunk of the walk
+    assert database.lock_stats.transactions == 1 + 6
     with database.reading() as connection:
         ours = connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'index' "
@@ -314,53 +314,6 @@ def test_a_deleted_chats_order_rows_go_with_maintenance(tmp_path: Path, engine: 
         connection.close()
 
 
-def test_a_version_3_index_upgrades_to_the_order_table(tmp_path: Path) -> None:
-    """Version 3 ordered reads by an index on the host's messages: the upgrade fills
-    the order table in chunks and keeps that index (dropping it is one statement under
-    the write lock too) until uninstall removes it with everything else."""
-    path = tmp_path / "host.db"
-    host_history(path)
-    with bootstrap.sqlite(path):
-        pass
-    connection = sqlite3.connect(path, isolation_level=None)
-    connection.executescript(
-        f"""
-        BEGIN;
-        DROP TRIGGER chat_recall_message_order_update;
-        DROP TABLE {migrations.MESSAGE_ORDER};
-        CREATE INDEX {migrations.MESSAGE_ORDER_INDEX} ON messages(chat_id, created_at, id);
-        UPDATE {migrations.META} SET value = '3' WHERE key = 'schema_version';
-        COMMIT;
-        """
-    )
-    connection.close()
-    database = SqliteDatabase(path, HostSchema.reference())
-    report = setup.start(database)
-    database.close()
-    assert report.previous_version == 3
-    assert copied_order(path) == host_order(path)
-    with bootstrap.sqlite(path) as recall:
-        repo = recall.repo
-        assert isinstance(repo, SqliteMessageRepo)
-        assert page_ids(repo, 1) == expected_ids(path, 1)
-    connection = sqlite3.connect(path)
-    assert connection.execute(
-        "SELECT count(*) FROM sqlite_master WHERE name = ?", (migrations.MESSAGE_ORDER_INDEX,)
-    ).fetchone() == (1,)
-    connection.close()
-    database = SqliteDatabase(path, HostSchema.reference())
-    setup.uninstall(database)
-    database.close()
-    connection = sqlite3.connect(path)
-    assert (
-        connection.execute(
-            "SELECT count(*) FROM sqlite_master WHERE name LIKE 'chat_recall%'"
-        ).fetchone()[0]
-        == 0
-    )
-    connection.close()
-
-
 def test_a_chat_deleted_without_foreign_keys_reads_whole_when_it_comes_back(
     tmp_path: Path,
 ) -> None:
@@ -447,8 +400,8 @@ def test_the_walk_steps_over_gaps_in_the_ids_to_the_largest(tmp_path: Path) -> N
         migrations.install(connection, database.schema)
     before = database.lock_stats.transactions
     setup.finish(database, BatchSizing(initial=5, minimum=5, maximum=5))
-    # the two empty legacy queues; chunks from -7, 1, 10**12 and the largest id; the end
-    assert database.lock_stats.transactions - before == 2 + 5
+    # chunks from -7, 1, 10**12 and the largest id; the end
+    assert database.lock_stats.transactions - before == 5
     database.close()
     assert copied_order(path) == host_order(path)
     assert markers(path) == host_markers(path)

@@ -1,8 +1,6 @@
-"""Schema version 3: the cheap triggers (a chat delete writes one row), work that grows
-with the database done in short transactions (re-marking a renamed chat; a fresh
-install's walk is in test_sqlite_message_order), and the upgrade from a version-2
-database with work pending (markers, documents awaiting purge), moved over in bounded
-chunks."""
+"""The cheap triggers (a chat delete writes one row), and work that grows with the
+database done in short transactions (re-marking a renamed chat; a fresh install's walk
+is in test_sqlite_message_order)."""
 
 from __future__ import annotations
 
@@ -12,112 +10,12 @@ from pathlib import Path
 import pytest
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite_host import dirty_queue, migrations, setup
+from chat_recall.adapters.sqlite_host import dirty_queue, migrations
 from chat_recall.adapters.sqlite_host.database import SqliteDatabase
-from chat_recall.adapters.sqlite_host.schema import HostSchema
 from chat_recall.domain.errors import SchemaMismatch
-from chat_recall.domain.indexing import BatchSizing, build_document
 from chat_recall.domain.messages import Role
 from chat_recall.domain.model import AppId, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
-
-V2_TRIGGER = """
-CREATE TRIGGER chat_recall_message_insert AFTER INSERT ON messages BEGIN
-    INSERT OR REPLACE INTO chat_recall_dirty_messages(message_id, app_id, chat_id)
-    VALUES (NEW.id, (SELECT app_id FROM chats WHERE id = NEW.chat_id), NEW.chat_id);
-END
-"""
-
-
-def version_2_database(path: Path) -> None:
-    """A database as release 2 left it: 40 messages indexed, then 10 more written
-    (dirty), one chat renamed (dirty chat), and 5 deleted (awaiting purge)."""
-    with bootstrap.sqlite(path, create_host_schema=True) as recall:
-        chat_id = recall.host.create_chat(AppId(1), "old title", 1)
-        for index in range(40):
-            recall.host.add_message(chat_id, Role.USER, f"indexed words {index}", 2 + index)
-        recall.indexer.run_until_idle()
-    connection = sqlite3.connect(path, isolation_level=None)
-    connection.execute("BEGIN")
-    for name in migrations.TRIGGERS:
-        connection.execute(f"DROP TRIGGER IF EXISTS {name}")
-    for table in (
-        migrations.DIRTY_MESSAGES,
-        migrations.DIRTY_CHATS,
-        migrations.DELETED_MESSAGES,
-        migrations.DELETED_CHATS,
-    ):
-        connection.execute(f"DROP TABLE {table}")
-    connection.execute("DROP INDEX IF EXISTS chat_recall_dirty_messages_app")
-    migrations.execute_script(
-        connection,
-        """
-        CREATE TABLE chat_recall_dirty_messages (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id INTEGER NOT NULL UNIQUE,
-            app_id INTEGER, chat_id INTEGER);
-        CREATE INDEX chat_recall_dirty_messages_app
-            ON chat_recall_dirty_messages(app_id, chat_id);
-        CREATE TABLE chat_recall_dirty_chats (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT, chat_id INTEGER NOT NULL UNIQUE,
-            app_id INTEGER)
-        """,
-    )
-    connection.execute(V2_TRIGGER)
-    connection.execute("UPDATE chat_recall_meta SET value = '2' WHERE key = 'schema_version'")
-    for index in range(10):
-        connection.execute(
-            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, ?)",
-            (f"pending words {index}", 100 + index),
-        )
-    connection.execute("UPDATE chats SET title = 'new title' WHERE id = 1")
-    connection.execute("INSERT INTO chat_recall_dirty_chats(chat_id, app_id) VALUES (1, 1)")
-    # release 2 hid deleted documents by moving them from docs to the purge table
-    for message_id in range(1, 6):
-        connection.execute("DELETE FROM messages WHERE id = ?", (message_id,))
-        connection.execute(
-            "INSERT INTO chat_recall_purge(message_id, app_id) VALUES (?, 1)", (message_id,)
-        )
-        connection.execute("DELETE FROM chat_recall_docs WHERE message_id = ?", (message_id,))
-    connection.execute("COMMIT")
-    connection.close()
-
-
-def test_a_version_2_database_upgrades_in_chunks_and_loses_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "v2.db"
-    version_2_database(path)
-    database = SqliteDatabase(path, HostSchema.reference())
-    with database.writing() as connection:
-        assert migrations.install(connection, database.schema) == 2
-    setup.finish(
-        database, BatchSizing(initial=3, minimum=3, maximum=3)
-    )  # 10 markers: several chunks
-    assert database.lock_stats.transactions > 4
-    with database.reading() as connection:
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
-        assert not {migrations.LEGACY_DIRTY_MESSAGES, migrations.LEGACY_DIRTY_CHATS} & tables
-        assert (
-            connection.execute(f"SELECT count(*) FROM {migrations.DIRTY_MESSAGES}").fetchone()[0]
-            == 10
-        )
-        assert connection.execute(f"SELECT count(*) FROM {migrations.PURGE}").fetchone()[0] == 5
-    database.close()
-    with bootstrap.sqlite(path) as recall:
-        recall.indexer.run_until_idle()
-        assert recall.dirty.backlog().is_empty
-        rows = recall.repo.source_rows(list(range(1, 60)))
-        expected = {
-            row.message.id: (document.title, document.body)
-            for row in rows
-            if (document := build_document(row, recall.policy)) is not None
-        }
-        indexed = {
-            d.message_id: (d.title, d.body) for d in recall.index.documents(AppId(1), range(60))
-        }
-        assert indexed == expected
-        assert len(expected) == 45
-        assert recall.index.stats(AppId(1)).unreclaimed == 0
-        query = ScopedQuery(MatchQuery.of_words("new"), AppId(1))  # the renamed title
-        assert len(recall.index.search(query)) == 45
 
 
 def test_a_chat_delete_writes_one_row_whatever_the_chat_size(tmp_path: Path) -> None:

@@ -1,16 +1,16 @@
 """What chat-recall's triggers cost the host's own writes, measured in one run.
 
 Three copies of the same generated history: `plain` (no chat-recall), `index` (only an
-index on the host's messages in chat order, no triggers: what versions 1 to 3 of chat-
-recall added there, which version 4 replaced by a table of its own that the triggers
-keep, for comparison) and `recall` (installed and fully indexed). The same host writer
-(one statement per transaction, WAL, `synchronous = NORMAL`, `foreign_keys = ON`, as an
-embedding app runs SQLite) does the same single-row inserts, updates and deletes on each
-copy, in rounds of alternating order so machine noise hits all alike; then deletes a
-large chat (cascading to its messages) of two sizes in each copy. Prints throughput per
-operation and the ratio with/without, by wall-clock time and by the writer's CPU time
-(which the load of a shared machine distorts far less), and the extra time a chat delete
-costs the host; asserts nothing.
+index on the host's messages in chat order, no triggers: the alternative to the order
+table of chat-recall's own that the triggers keep, for comparison) and `recall`
+(installed and fully indexed). The same host writer (one statement per transaction, WAL,
+`synchronous = NORMAL`, `foreign_keys = ON`, as an embedding app runs SQLite) does the
+same single-row inserts, updates and deletes on each copy, in rounds of alternating
+order so machine noise hits all alike; then deletes a large chat (cascading to its
+messages) of two sizes in each copy. Prints throughput per operation and the ratio
+with/without, by wall-clock time and by the writer's CPU time (which the load of a
+shared machine distorts far less), and the extra time a chat delete costs the host;
+asserts nothing.
 
 Run: python -m tests.benchmarks.bench_host_writes [--messages 100000] [--chat 200000]
 (`--messages 3000 --chat 2000` runs in seconds; the test suite runs it small.)
@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from chat_recall.adapters import bootstrap
-from chat_recall.adapters.sqlite_host.migrations import MESSAGE_ORDER_INDEX
 from tests.benchmarks.fixture import generate
 
 OPERATIONS = ("insert", "update", "delete")
 VARIANTS = ("plain", "index", "recall")
+# The `index` copy's index on the host's messages, in the order a chat is read.
+ORDER_INDEX = "bench_messages_order"
 
 
 def host_connection(path: Path, synchronous: str = "NORMAL") -> sqlite3.Connection:
@@ -59,7 +60,7 @@ def prepare(directory: Path, messages: int) -> dict[str, Path]:
     with bootstrap.sqlite(paths["recall"]) as recall:
         recall.indexer.run_until_idle()
     connection = sqlite3.connect(paths["index"])
-    connection.execute(f"CREATE INDEX {MESSAGE_ORDER_INDEX} ON messages(chat_id, created_at, id)")
+    connection.execute(f"CREATE INDEX {ORDER_INDEX} ON messages(chat_id, created_at, id)")
     connection.close()
     return paths
 
@@ -265,7 +266,7 @@ def print_table(results: dict[str, Any]) -> None:
     )
     print(
         f"{'operation':10} {'without/s':>10} {'with/s':>10} {'ratio':>6} {'CPU ratio':>10} "
-        f"{'(v3 host index alone)':>20}"
+        f"{'(host index alone)':>20}"
     )
     for operation, row in results["single_row"].items():
         print(

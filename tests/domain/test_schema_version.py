@@ -1,5 +1,6 @@
-"""Which stored schema versions a release may use, the same for every adapter: a newer
-release's version and a value that is no version are refused with the fix named."""
+"""Which stored schema versions a release may use, the same for every adapter: its own
+only. An older (pre-release) version, a newer release's version and a value that is no
+version are refused with the fix named."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from chat_recall.domain.schema_version import (
 )
 
 
-@pytest.mark.parametrize("stored", ["1", "3", 3, "03"])
-def test_a_version_up_to_the_release_is_usable(stored: object) -> None:
+@pytest.mark.parametrize("stored", ["3", 3, "03"])
+def test_the_releases_own_version_is_usable(stored: object) -> None:
     assert version_problem(stored, 3) is None
     assert usable_version(stored, 3) == int(str(stored))
 
@@ -33,6 +34,9 @@ def test_nothing_stored_is_not_installed_not_a_problem() -> None:
 @pytest.mark.parametrize(
     ("stored", "fix"),
     [
+        ("0", "rebuild"),
+        ("1", "rebuild"),  # a pre-release version: no upgrade, a rebuild
+        ("2", "rebuild"),
         ("4", "upgrade"),
         ("99", "upgrade"),
         ("9" * 5000, "upgrade"),  # more digits than int() reads: still just newer
@@ -45,7 +49,9 @@ def test_nothing_stored_is_not_installed_not_a_problem() -> None:
         (b"\x01", "rebuild"),
     ],
 )
-def test_a_newer_or_non_numeric_version_is_refused_with_its_fix(stored: object, fix: str) -> None:
+def test_an_older_newer_or_non_numeric_version_is_refused_with_its_fix(
+    stored: object, fix: str
+) -> None:
     problem = version_problem(stored, 3)
     assert problem is not None
     assert (problem.check, problem.fix, problem.ok) == ("schema_version", fix, False)
@@ -54,6 +60,9 @@ def test_a_newer_or_non_numeric_version_is_refused_with_its_fix(stored: object, 
     assert "chat-recall rebuild" in problem.problem
     if fix == "upgrade":
         assert "upgrade chat-recall" in problem.problem
+    if stored in ("0", "1", "2"):
+        assert "pre-release chat-recall" in problem.problem
+        assert "host tables are untouched" in problem.problem
     with pytest.raises(IndexUnavailable) as raised:
         usable_version(stored, 3)
     assert str(raised.value) == problem.problem
@@ -65,7 +74,5 @@ def test_status_reports_a_number_or_the_stored_text_cut_short() -> None:
     assert reported_version("9" * 5000) == "9" * 40
 
 
-def test_an_older_version_is_a_pending_upgrade_the_current_one_sound() -> None:
-    pending = installed_version(2, 3)
-    assert (pending.fix, pending.ok) == ("repair", False)
-    assert installed_version(3, 3).ok
+def test_the_installed_version_is_sound() -> None:
+    assert installed_version(3).ok

@@ -245,6 +245,8 @@ def test_an_app_whose_index_table_vanished_is_indexed_again(database: Path) -> N
     ("stored", "fix", "message"),
     [
         ("99", "upgrade", "written by a newer chat-recall (schema version 99"),
+        ("1", "rebuild", "written by a pre-release chat-recall (schema version 1;"),
+        ("3", "rebuild", "written by a pre-release chat-recall (schema version 3;"),
         ("abc", "rebuild", "holds schema_version 'abc', which is no chat-recall version"),
         ("-1", "rebuild", "which is no chat-recall version"),
     ],
@@ -283,6 +285,96 @@ def test_an_unusable_schema_version_is_a_clear_error_never_restamped(
     assert main(["rebuild", "--db", str(database)]) == 0
     assert host_digest(database) == before
     assert status(database, capsys)[0] == Exit.OK
+
+
+def pre_release_database(path: Path) -> None:
+    """A database as a pre-release chat-recall (schema version 2) left it: queues keyed
+    by an AUTOINCREMENT seq, its trigger on messages, the host index of versions 1 to 3,
+    no order table; ten messages written after the last indexing (pending markers)."""
+    build(path, chats=2, messages=10)
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.executescript(
+        """
+        BEGIN;
+        DROP TRIGGER chat_recall_message_insert;
+        DROP TRIGGER chat_recall_message_update;
+        DROP TRIGGER chat_recall_message_order_update;
+        DROP TRIGGER chat_recall_message_delete;
+        DROP TRIGGER chat_recall_chat_insert;
+        DROP TRIGGER chat_recall_chat_update;
+        DROP TRIGGER chat_recall_chat_delete;
+        DROP TABLE chat_recall_dirty_messages;
+        DROP TABLE chat_recall_dirty_chats;
+        DROP TABLE chat_recall_deleted_messages;
+        DROP TABLE chat_recall_deleted_chats;
+        DROP TABLE chat_recall_message_order;
+        CREATE TABLE chat_recall_dirty_messages (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id INTEGER NOT NULL UNIQUE,
+            app_id INTEGER, chat_id INTEGER);
+        CREATE TABLE chat_recall_dirty_chats (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, chat_id INTEGER NOT NULL UNIQUE,
+            app_id INTEGER);
+        CREATE INDEX chat_recall_messages_order ON messages(chat_id, created_at, id);
+        CREATE TRIGGER chat_recall_message_insert AFTER INSERT ON messages BEGIN
+            INSERT OR REPLACE INTO chat_recall_dirty_messages(message_id, app_id, chat_id)
+            VALUES (NEW.id, (SELECT app_id FROM chats WHERE id = NEW.chat_id), NEW.chat_id);
+        END;
+        UPDATE chat_recall_meta SET value = '2' WHERE key = 'schema_version';
+        COMMIT;
+        """
+    )
+    for index in range(10):
+        connection.execute(
+            "INSERT INTO messages(chat_id, role, content, created_at) VALUES (1, 'user', ?, ?)",
+            (f"pending omega {index}", 1_800_000_000 + index),
+        )
+    connection.close()
+
+
+def test_a_pre_release_database_is_refused_with_the_fix_and_rebuild_loses_no_host_row(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    """Versions 1 to 3 were never published and are not upgraded: every start says to
+    rebuild (a typed error, no traceback, nothing written), the host keeps writing
+    through the old triggers meanwhile, and `rebuild` replaces every derived object
+    and indexes every host message, pending ones included."""
+    path = tmp_path / "host.db"
+    pre_release_database(path)
+    message = "written by a pre-release chat-recall (schema version 2;"
+    before = host_digest(path)
+    for install in (True, False):
+        with pytest.raises(IndexUnavailable, match=re.escape(message)):
+            bootstrap.sqlite(path, install=install)
+    capsys.readouterr()
+    assert main(["index", "--db", str(path)]) == Exit.FAILED
+    err = capsys.readouterr().err
+    assert message in err
+    assert "chat-recall rebuild" in err
+    assert "Traceback" not in err
+    code, report = status(path, capsys)
+    assert code == Exit.UNHEALTHY
+    assert [c["fix"] for c in report["checks"]] == ["rebuild"]  # type: ignore[attr-defined]
+    assert host_digest(path) == before  # refused before anything is written
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute(
+        "INSERT INTO messages(chat_id, role, content, created_at) VALUES (2, 'user', ?, ?)",
+        ("written meanwhile omega", 1_800_000_100),
+    )
+    connection.close()
+    before = host_digest(path)
+    assert main(["rebuild", "--db", str(path)]) == 0
+    assert host_digest(path) == before
+    assert status(path, capsys)[0] == Exit.OK
+    connection = sqlite3.connect(path)
+    names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    total = connection.execute("SELECT count(*) FROM messages").fetchone()[0]
+    connection.close()
+    assert "chat_recall_messages_order" not in names  # the old host index went too
+    assert found(path, "omega", app_id=1) == 1  # the pending messages' chat
+    assert found(path, "omega", app_id=2) == 1  # the one written meanwhile
+    with bootstrap.sqlite(path, install=False) as recall:
+        assert recall.dirty.backlog().is_empty
+        assert sum(recall.index.stats(AppId(a)).documents for a in (1, 2)) == total
 
 
 @pytest.mark.parametrize("how", DAMAGES)

@@ -32,8 +32,6 @@ def run(arguments: argparse.Namespace) -> int:
     install = report.install
     if install.previous_version == install.version:
         index = f"the index was already installed (schema version {install.version})"
-    elif install.previous_version:
-        index = f"upgraded the index from version {install.previous_version} to {install.version}"
     else:
         index = f"installed the index (schema version {install.version})"
     print(

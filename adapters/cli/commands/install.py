@@ -20,8 +20,6 @@ def run(arguments: argparse.Namespace) -> int:
     report = admin.install(options.language(arguments))
     if report.previous_version == report.version:
         done = f"already installed (schema version {report.version}); triggers recreated"
-    elif report.previous_version:
-        done = f"upgraded from schema version {report.previous_version} to {report.version}"
     else:
         done = f"installed (schema version {report.version})"
     print(

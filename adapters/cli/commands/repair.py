@@ -1,5 +1,5 @@
-"""`chat-recall repair`: restore what drifted in place (the schema upgrade, triggers a
-migration dropped, lost app registry rows); damaged index data needs `rebuild`."""
+"""`chat-recall repair`: restore what drifted in place (triggers a host migration
+dropped, lost app registry rows); damaged index data needs `rebuild`."""
 
 from __future__ import annotations
 
