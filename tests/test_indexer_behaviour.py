@@ -360,7 +360,10 @@ def test_the_next_batch_is_read_before_the_maintenance_step_and_then_used(
     pacer = recall.index.database.pacer  # type: ignore[attr-defined]
     within = quiet.quiet_budget_seconds * 0.75  # the size stays, however loaded the machine
     monkeypatch.setattr(pacer, "last_held", lambda: within)
-    host(100)
+    # A first batch of the initial size, then a few left: they fit the next batch even
+    # if a loaded machine made the first transaction run long (the size halves).
+    total = BatchSizing().initial + 8
+    host(total)
     events: list[str] = []
     real_rows, real_maintain = SqliteMessageRepo.source_rows, SqliteFts5IndexStore.maintain
 
@@ -375,7 +378,7 @@ def test_the_next_batch_is_read_before_the_maintenance_step_and_then_used(
     monkeypatch.setattr(SqliteMessageRepo, "source_rows", source_rows)
     monkeypatch.setattr(SqliteFts5IndexStore, "maintain", maintain)
     first = recall.indexer.run_batch()
-    rest = 100 - first.indexed
+    rest = total - first.indexed
     assert 0 < rest <= recall.indexer.batch_size  # the next batch takes the rest
     # its own rows, then the next batch's, then the maintenance step
     assert events == [f"rows {first.indexed}", f"rows {rest}", "maintain"]
@@ -385,7 +388,7 @@ def test_the_next_batch_is_read_before_the_maintenance_step_and_then_used(
     assert second.drained
     assert not any(event.startswith("rows") for event in events[:1])  # from the rows read
     recall.indexer.run_until_idle()
-    assert len(recall.index.document_ids(1)) == 100  # type: ignore[arg-type]
+    assert len(recall.index.document_ids(1)) == total  # type: ignore[arg-type]
     recall.close()
 
 

@@ -4,27 +4,25 @@ queue and its triggers) stays in the database, exactly as with the FTS5 engine.
 
 Publishing (why writes are staged). A tantivy commit is durable when it returns: it
 writes a segment and syncs its files, which takes far longer than an indexer batch's
-budget (`domain.pacing.PacingRule`; docs/results.md). So a batch's unit of work is one short SQLite transaction
-that writes the metadata rows, clears the dirty markers and records each message in
-`chat_recall_tantivy_staged`; its tantivy changes are queued in memory. `maintain()`,
-which the indexer runs after every batch, gives them to the app writers (the engine's
-work, outside the batch's budget and outside any transaction a host write could wait
-on) and publishes: it commits the writers (at most once a `PUBLISH_SECONDS`, or at once
-when no dirty marker is left) and only then deletes the staged rows the commit covered.
-While dirty markers are left, the commit runs on a thread of its own
-(`BackgroundCommit`: tantivy's commit releases the GIL), so the indexer projects and
-stages its next batches meanwhile; their changes wait in memory, no code touches a
-writer until a later step has seen the commit return (`_settle`), and only then are the
-staged rows it covered deleted (a failed commit marks every staged message dirty
-again). A drained queue, `publish()`, `close()` and recovery wait for it.
-A staged
-row therefore means "tantivy may not hold this message's latest state durably": the
-backlog counts staged messages as pending (searches say `indexing` until they are
+budget (`domain.pacing.PacingRule`; docs/results.md). So a batch's unit of work is one
+short SQLite transaction that writes the metadata rows, clears the dirty markers and
+records each message in `chat_recall_tantivy_staged`; its tantivy changes are queued in
+memory. `maintain()`, which the indexer runs after every batch, gives them to the app
+writers (the engine's work, outside the batch's budget and outside any transaction a
+host write could wait on) and publishes: it commits the writers (at most once a
+`PUBLISH_SECONDS`, or at once when no dirty marker is left) and only then deletes the
+staged rows the commit covered. While dirty markers are left, the commit runs on a
+thread of its own (`BackgroundCommit`: tantivy's commit releases the GIL), so the
+indexer projects and stages its next batches meanwhile; their changes wait in memory, no
+code touches a writer until a later step has seen the commit return (`_settle`), and
+only then are the staged rows it covered deleted (a failed commit marks every staged
+message dirty again). A drained queue, `publish()`, `close()` and recovery wait for it.
+A staged row therefore means "tantivy may not hold this message's latest state durably":
+the backlog counts staged messages as pending (searches say `indexing` until they are
 published), and at the next start after a crash (`remove_orphans`, run by the indexer
 first) every staged message is deleted from tantivy and marked dirty again, so it is
-indexed anew: dirty markers are never lost, whether the process ends before or after
-the tantivy commit.
-"""
+indexed anew: dirty markers are never lost, whether the process ends before or after the
+tantivy commit."""
 
 from __future__ import annotations
 
