@@ -226,8 +226,10 @@ class DirtyQueue(Protocol):
     def note_caught_up(self, age_seconds: float) -> None:
         """Record that the index held every change marked until `age_seconds` ago (an
         indexer read every pending marker then, and has written them), so that any
-        process can tell how fresh the index is (`caught_up_ago`). A record is never
-        moved back; the tantivy engine records only once its documents are published."""
+        process can tell how fresh the index is (`caught_up_ago`). `age_seconds` is as of
+        the call: a record that waits (a rest, a lock) counts the wait into the age. A
+        record is never moved back; the tantivy engine records only once its documents
+        are published."""
         ...
 
     def caught_up_ago(self) -> float | None:

@@ -109,8 +109,8 @@ class InMemoryDirtyQueue:
         return None
 
     def note_caught_up(self, age_seconds: float) -> None:
+        at = time.monotonic() - age_seconds  # the call's moment, before any wait for the lock
         with self.database.lock:
-            at = time.monotonic() - age_seconds
             if self._caught_up_at is None or at > self._caught_up_at:
                 self._caught_up_at = at
 

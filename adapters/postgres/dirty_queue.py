@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 import attrs
@@ -226,14 +227,16 @@ class PostgresDirtyQueue:
 
     def note_caught_up(self, age_seconds: float) -> None:
         """A row of `chat_recall_meta`: the moment in epoch seconds by the server's
-        clock; never moved back."""
+        clock; never moved back. The write may wait for a connection or the row: the
+        moment is the call's all the same."""
+        called = time.monotonic()
         self.database.write(
             lambda c: c.execute(
                 f"INSERT INTO {META} AS m (key, value) VALUES ('{CAUGHT_UP_KEY}', "
                 "(extract(epoch FROM clock_timestamp()) - %s)::text) "
                 "ON CONFLICT (key) DO UPDATE SET value = greatest(m.value::float8, "
                 "excluded.value::float8)::text",
-                (age_seconds,),
+                (age_seconds + time.monotonic() - called,),
             )
         )
 

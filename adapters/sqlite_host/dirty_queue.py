@@ -23,7 +23,9 @@ from chat_recall.adapters.sqlite_host.migrations import (
     QUARANTINE,
     mark_all_messages_dirty,
 )
+from chat_recall.adapters.system_clock import SystemClock
 from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, MessageId, MessageMarker
+from chat_recall.domain.ports import Clock
 
 # Messages marked per transaction when a projection change re-marks everything
 # (few enough that each transaction stays short however large the database).
@@ -36,6 +38,7 @@ EXPAND_CHUNK = 500
 @attrs.define
 class SqliteDirtyQueue:
     database: SqliteDatabase
+    clock: Clock = attrs.field(factory=SystemClock)  # times `note_caught_up`'s wait
 
     @staticmethod
     def clear(connection: sqlite3.Connection, markers: Sequence[MessageMarker]) -> set[MessageId]:
@@ -198,9 +201,11 @@ class SqliteDirtyQueue:
 
     def note_caught_up(self, age_seconds: float) -> None:
         """A row of `chat_recall_meta`: the moment, by SQLite's clock (every process on
-        the machine reads the same), as a Julian day number; never moved back."""
+        the machine reads the same), as a Julian day number; never moved back. The
+        write waits for its rest and the lock: the moment is the call's all the same."""
+        called = self.clock.monotonic()
         with self.database.writing() as connection:
-            note_caught_up(connection, age_seconds)
+            note_caught_up(connection, age_seconds + self.clock.monotonic() - called)
 
     def caught_up_ago(self) -> float | None:
         with self.database.reading() as connection:

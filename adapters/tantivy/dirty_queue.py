@@ -28,11 +28,12 @@ class TantivyDirtyQueue(SqliteDirtyQueue):
 
     def note_caught_up(self, age_seconds: float) -> None:
         """Only once nothing staged waits for a publish: until then the documents written
-        are not searchable."""
+        are not searchable. The moment is the call's, as for SQLite."""
+        called = self.clock.monotonic()
         with self.database.writing() as connection:
             staged = connection.execute(f"SELECT EXISTS (SELECT 1 {_UNPUBLISHED})").fetchone()[0]
             if not staged:
-                note_caught_up(connection, age_seconds)
+                note_caught_up(connection, age_seconds + self.clock.monotonic() - called)
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         pending = super().pending_in_app(app_id, exclude_chat_id)
