@@ -341,9 +341,21 @@ class Monitor:
 class Agent:
     """Searches as an agent does: for the host's newest planted word until it is found
     (how long a new message takes to become searchable), checking each answer's
-    `index_status` against the oldest host write still waiting."""
+    `index_status` against the oldest host write still waiting.
 
-    def __init__(self, recall: ChatRecall, path: Path, shared: Shared, *, mcp_style: bool):
+    Only the writes into this copy count (`first_write` on): every phase writes into a
+    fresh copy of the fixture, so the same message ids come back, and a write of
+    another copy taken for this one's dates a new marker by a write minutes old."""
+
+    def __init__(
+        self,
+        recall: ChatRecall,
+        path: Path,
+        shared: Shared,
+        *,
+        mcp_style: bool,
+        first_write: int,
+    ):
         self.recall = recall
         self.path = path
         self.shared = shared
@@ -353,7 +365,7 @@ class Agent:
         self.statuses: dict[str, int] = {}
         self.wrong: dict[str, int] = {"indexing_with_nothing_older": 0, "ready_with_older": 0}
         self.marked_at: dict[int, float] = {}  # message id: the host's last write of it
-        self.seen_writes = 0
+        self.seen_writes = first_write
         self.thread = threading.Thread(target=self._run, name="agent")
 
     def __enter__(self) -> Agent:
@@ -365,11 +377,11 @@ class Agent:
         self.thread.join()
 
     def oldest_waiting(self) -> float:
-        """The age of the oldest host write whose message awaits indexing (0: none)."""
-        shared = self.shared
-        for at in range(self.seen_writes, shared.writes.value):
-            self.marked_at[shared.written_ids[at]] = shared.written_at[at]
-        self.seen_writes = shared.writes.value
+        """The age of the oldest host write whose message awaits indexing (0: none).
+        The markers are read first, the host's writes after: the host tells of a write
+        as soon as it committed, so every marker read is dated by the write that set it
+        (read the other way round, a write committed in between would be dated by the
+        write of its id before it)."""
         connection = read_only(self.path)
         try:
             waiting = [
@@ -378,6 +390,11 @@ class Agent:
             ]
         finally:
             connection.close()
+        shared = self.shared
+        writes = shared.writes.value
+        for at in range(self.seen_writes, writes):
+            self.marked_at[shared.written_ids[at]] = shared.written_at[at]
+        self.seen_writes = writes
         times = [self.marked_at[i] for i in waiting if i in self.marked_at]
         return time.monotonic() - min(times) if times else 0.0
 
@@ -525,6 +542,7 @@ def backfill(
     result: dict[str, Any] = {"first_planted": shared.count.value, "load": os.getloadavg()[0]}
     total = host_messages(path)
     host = host_for(placement, path, rate, shared)
+    first_write = shared.writes.value  # the first write into this copy
     with Monitor(path) as monitor:
         started = time.monotonic()
         if host is not None and placement == "process":
@@ -551,7 +569,9 @@ def backfill(
         if host is not None:
             result["host_during_backfill"] = host.stop()
             host.start(recall.notify if placement == "thread" else None)
-            with Agent(recall, path, shared, mcp_style=placement == "process") as agent:
+            with Agent(
+                recall, path, shared, mcp_style=placement == "process", first_write=first_write
+            ) as agent:
                 time.sleep(steady_seconds)
             result["steady"] = agent.summary()
             result["host_steady"] = host.stop()
