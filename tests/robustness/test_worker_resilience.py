@@ -269,7 +269,10 @@ def test_after_a_part_rolled_back_over_its_limit_a_waiting_host_write_gets_in(
     report = recall.indexer.run_batch()
     assert report.indexed == 16
     parts = [event for event in events if event[0] == "part"]
-    assert parts[:3] == [("part", 16), ("part", 8), ("part", 8)]
+    # 16 ran over and was rolled back, then halves (a loaded machine can push a half
+    # past the real 50 ms limit too and split it again: only the first is certain)
+    assert parts[:2] == [("part", 16), ("part", 8)]
+    assert all(size <= 8 for _, size in parts[1:])
     rolled_back = events[events.index(("part", 16)) + 1][1]  # that transaction's hold
     assert rolled_back >= polite.limit_seconds
     assert polite.rest(rolled_back, writing=False) >= retry_gap(rolled_back)
