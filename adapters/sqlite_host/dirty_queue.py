@@ -86,7 +86,10 @@ class SqliteDirtyQueue:
         transaction, then clear the chat marker if it is unchanged (a crash in between
         leaves it, and the expansion runs again). A new chat's marker (`adopt`) marks
         only messages with neither a document nor a marker: ones that named the chat
-        before it existed; its other messages mark themselves."""
+        before it existed; its other messages mark themselves. Only the messages the
+        chat holds when the expansion starts: one that joins it later is marked by its
+        own trigger, and a host adding messages to the chat faster than the chunks go
+        would otherwise keep the expansion from ending."""
         s = self.database.schema
         mid, mchat = s.q("message_id"), s.q("message_chat_id")
         with self.database.reading() as connection:
@@ -94,6 +97,9 @@ class SqliteDirtyQueue:
                 f"SELECT adopt FROM {DIRTY_CHATS} WHERE chat_id = ? AND seq = ?",
                 (marker.id, marker.seq),
             ).fetchone()
+            ceiling = connection.execute(
+                f"SELECT max({mid}) FROM {s.q('messages')} WHERE {mchat} = ?", (marker.id,)
+            ).fetchone()[0]
         only_new = (
             f"AND NOT EXISTS (SELECT 1 FROM {DOCS} AS d WHERE d.message_id = m.{mid}) "
             f"AND NOT EXISTS (SELECT 1 FROM {DIRTY_MESSAGES} AS x WHERE x.message_id = m.{mid})"
@@ -106,8 +112,8 @@ class SqliteDirtyQueue:
             with self.database.writing() as connection:
                 last = connection.execute(
                     f"SELECT max({mid}) FROM (SELECT {mid} FROM {s.q('messages')} "
-                    f"WHERE {mchat} = ? AND {mid} > ? ORDER BY {mid} LIMIT ?)",
-                    (marker.id, after, EXPAND_CHUNK),
+                    f"WHERE {mchat} = ? AND {mid} > ? AND {mid} <= ? ORDER BY {mid} LIMIT ?)",
+                    (marker.id, after, ceiling, EXPAND_CHUNK),
                 ).fetchone()[0]
                 if last is None:
                     connection.execute(

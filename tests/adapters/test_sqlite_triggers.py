@@ -64,6 +64,48 @@ def test_renaming_a_large_chat_re_marks_it_in_short_transactions(
         assert [d.title for d in documents] == ["new"] * 450
 
 
+def test_a_chat_expansion_ends_while_the_host_keeps_adding_to_the_chat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The expansion marks the messages the chat held when it started; the host's
+    message added before each of its transactions marks itself (its trigger), so the
+    expansion ends however fast the host adds them."""
+    monkeypatch.setattr(dirty_queue, "EXPAND_CHUNK", 2)
+    with bootstrap.sqlite(tmp_path / "host.db", create_host_schema=True) as recall:
+        chat_id = recall.host.create_chat(AppId(1), "old", 1)
+        for index in range(6):
+            recall.host.add_message(chat_id, Role.USER, f"words {index}", 2 + index)
+        recall.indexer.run_until_idle()
+        recall.host.rename_chat(chat_id, "new")
+        database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
+        begin = database.pacer.begin
+        added: list[int] = []
+
+        def host_adds_one() -> None:  # before each of chat-recall's transactions
+            if len(added) < 40:
+                host = sqlite3.connect(tmp_path / "host.db")
+                with host:
+                    cursor = host.execute(
+                        "INSERT INTO messages(chat_id, role, content, created_at) "
+                        "VALUES (?, 'user', 'later', 100)",
+                        (chat_id,),
+                    )
+                host.close()
+                added.append(int(cursor.lastrowid or 0))
+            begin()
+
+        monkeypatch.setattr(database.pacer, "begin", host_adds_one)
+        (marker,) = recall.dirty.pending_chats(10)
+        assert recall.dirty.expand_chat(marker) == 6  # the six it held, no more
+        assert len(added) < 40  # ended while the host was still adding
+        assert recall.dirty.pending_chats(10) == []
+        monkeypatch.setattr(database.pacer, "begin", begin)
+        recall.indexer.run_until_idle()
+        documents = recall.index.documents(AppId(1), [MessageId(i) for i in range(1, 7)])
+        assert [d.title for d in documents] == ["new"] * 6
+        assert len(_search(recall, "later")) == len(added)  # each marked by its trigger
+
+
 def _search(recall: bootstrap.ChatRecall, word: str) -> list[int]:
     query = ScopedQuery(MatchQuery.of_words(word), AppId(1))
     return [int(candidate.message_id) for candidate in recall.index.search(query)]
