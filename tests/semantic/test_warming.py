@@ -1,0 +1,113 @@
+"""Warming through the facade: `start()` (and `warm()`) load the app's vectors in a
+short-lived thread that only reads, a search before it finishes answers the same, and
+nothing of it is left after `close()` or the end of a `with` block."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chat_recall
+from chat_recall.domain.messages import Role
+
+WARMING = "chat-recall-warming"
+TOPICS = ("carbonara pasta", "blue green deploys", "passkeys sign in", "invoice reminders")
+
+
+def seeded(path: Path) -> None:
+    with chat_recall.sqlite(
+        path, create_host_schema=True, semantic=chat_recall.Semantic.local()
+    ) as recall:
+        for app in (1, 2):
+            for n in range(12):
+                chat = recall.host.create_chat(chat_recall.AppId(app), f"chat {n}", 10 * n + 1)
+                for m in range(5):
+                    text = f"{TOPICS[(n + m) % 4]} note {n}.{m}"
+                    recall.host.add_message(chat, Role.USER, text, 10 * n + m + 2)
+        assert recall.wait_until_indexed(120)
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    path = tmp_path / "host.db"
+    seeded(path)
+    return path
+
+
+def warming_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name == WARMING]
+
+
+def held_apps(recall: chat_recall.ChatRecall) -> set[int]:
+    return {a.app_id for a in recall.vectors.vector_memory().apps if a.held}
+
+
+def until(condition: Any, timeout: float = 30.0) -> bool:
+    """A bounded wait on a condition (the warming thread runs on its own)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def search(recall: chat_recall.ChatRecall, query: str) -> str:
+    return recall.search_chats(chat_recall.CallContext(app_id=chat_recall.AppId(1)), {"query": query})
+
+
+def test_start_warms_every_app_and_close_leaves_no_thread(database: Path) -> None:
+    before = sorted(t.name for t in threading.enumerate())
+    with chat_recall.sqlite(database) as recall:
+        assert held_apps(recall) == set()
+        recall.start()
+        assert until(lambda: held_apps(recall) == {1, 2} and not warming_threads())
+    assert sorted(t.name for t in threading.enumerate()) == before
+
+
+def test_close_in_the_middle_of_warming_leaves_no_thread(database: Path) -> None:
+    before = sorted(t.name for t in threading.enumerate())
+    for _ in range(3):
+        recall = chat_recall.sqlite(database)
+        recall.warm()
+        recall.close()  # at once: whatever step it was in
+        assert warming_threads() == []
+    assert sorted(t.name for t in threading.enumerate()) == before
+
+
+def test_warming_only_reads(database: Path) -> None:
+    statements: list[str] = []
+    with chat_recall.sqlite(database) as recall:
+        recall.vectors.database.trace = statements.append  # type: ignore[attr-defined]
+        recall.warm()  # its thread opens its own connection, which is traced
+        assert until(lambda: not warming_threads())
+        assert held_apps(recall) == {1, 2}
+    assert statements
+    for statement in statements:
+        assert statement.lstrip().upper().startswith(("SELECT", "PRAGMA")), statement
+
+
+def test_a_search_before_warming_ends_answers_as_a_cold_one(database: Path) -> None:
+    queries = ("pasta dinner", "how do users get in", "passkeys", "money owed")
+    with chat_recall.sqlite(database) as cold:
+        expected = [search(cold, q) for q in queries]
+    with chat_recall.sqlite(database) as recall:
+        recall.vectors.warm(chat_recall.AppId(1), 7)  # a step of the warming, then a search
+        assert [search(recall, q) for q in queries] == expected
+        recall.warm()
+        assert [search(recall, q) for q in queries] == expected  # racing the thread
+        assert until(lambda: not warming_threads())
+        assert [search(recall, q) for q in queries] == expected
+        assert any(json.loads(e)["results"] for e in expected)
+
+
+def test_nothing_is_warmed_with_the_layer_off(tmp_path: Path) -> None:
+    with chat_recall.sqlite(tmp_path / "plain.db", create_host_schema=True) as recall:
+        recall.start()
+        recall.warm()
+        assert warming_threads() == []
