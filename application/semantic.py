@@ -178,12 +178,15 @@ class Warming:
     _thread: threading.Thread | None = attrs.field(init=False, default=None)
     _stopping: threading.Event = attrs.field(init=False, factory=threading.Event)
 
-    def start(self) -> None:
-        """Warm in the background (nothing if it is warming already)."""
+    def start(self, first: AppId | None = None) -> None:
+        """Warm in the background, the app `first` before the others (nothing if it
+        is warming already)."""
         if self._thread is not None and self._thread.is_alive():
             return
         self._stopping.clear()
-        self._thread = threading.Thread(target=self._work, name="chat-recall-warming", daemon=True)
+        self._thread = threading.Thread(
+            target=self._work, args=(first,), name="chat-recall-warming", daemon=True
+        )
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> bool:
@@ -201,10 +204,10 @@ class Warming:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def run(self) -> int:
+    def run(self, first: AppId | None = None) -> int:
         """Warm every app of the plan in the calling thread; the vectors loaded."""
         loaded = 0
-        for app_id in warming_order(self.vectors.vector_memory()):
+        for app_id in warming_order(self.vectors.vector_memory(), first):
             rows = self.steps.first_rows
             while not self._stopping.is_set():
                 began = self.clock()
@@ -218,9 +221,9 @@ class Warming:
                 break
         return loaded
 
-    def _work(self) -> None:
+    def _work(self, first: AppId | None) -> None:
         try:
-            self.run()
+            self.run(first)
         except ChatRecallError as error:
             _log().warning("warming the vectors stopped (%s)", error.kind)
         except Exception:  # an optimisation: its failure must never reach the host

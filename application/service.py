@@ -196,13 +196,14 @@ class ChatRecall:
         self.indexer.start()
         self.warm()
 
-    def warm(self) -> None:
+    def warm(self, app_id: AppId | None = None) -> None:
         """With the semantic layer on, load the vectors searches read into memory in
         a short-lived background thread (`Warming`), so that the first search after
-        start does not wait for them; `start()` does it. For a process that searches
-        but indexes elsewhere. Nothing with the layer off."""
+        start does not wait for them; `start()` does it. A host that knows which app
+        it serves names it (before `start()`): that app is loaded first. Nothing with
+        the layer off, or while warming runs already."""
         if self._warming is not None:
-            self._warming.get().start()
+            self._warming.get().start(app_id)
 
     def stop(self) -> None:
         """Stop the background indexer and the warming."""

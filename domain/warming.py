@@ -10,9 +10,10 @@ waits for the read. So a facade that starts reads them in the background first
   warming takes only what fits beside what is held already, each app whole, and never
   pushes out a matrix a search has used (the search's eviction drops warmed matrices
   that no search has used first).
-- The apps whose vectors were written last come first: the app the user works in is
-  the likeliest to be asked about next. Among equals, the larger first (its first
-  search would wait longest). Apps held already are skipped.
+- An app the host names comes first (the one it serves, when it knows). Then the
+  apps whose vectors were written last: the app the user works in is the likeliest to
+  be asked about next. Among equals, the larger first (its first search would wait
+  longest). Apps held already are skipped.
 - The reading goes in steps, each sized so that its work in the host's process stays
   within the interpreter slice the pacing rule allows (`PacingRule.cpu_slice_seconds`):
   the step's time is measured and the next one sized to fit (`WarmingSteps`).
@@ -57,13 +58,13 @@ def fits(held_bytes: int, more_bytes: int, budget_bytes: int) -> bool:
     return held_bytes + more_bytes <= budget_bytes
 
 
-def warming_order(memory: VectorMemory) -> tuple[AppId, ...]:
-    """The apps to warm, first first: the most recently written first (then the
-    larger), each only if it fits in what the budget leaves."""
+def warming_order(memory: VectorMemory, first: AppId | None = None) -> tuple[AppId, ...]:
+    """The apps to warm, first first: the app named `first`, then the most recently
+    written (then the larger), each only if it fits in what the budget leaves."""
     left = memory.budget_bytes - memory.held_bytes
     chosen: list[AppId] = []
     waiting = (app for app in memory.apps if not app.held and app.rows > 0)
-    for app in sorted(waiting, key=lambda a: (-a.newest, -a.rows, a.app_id)):
+    for app in sorted(waiting, key=lambda a: (a.app_id != first, -a.newest, -a.rows, a.app_id)):
         if app.bytes <= left:
             chosen.append(app.app_id)
             left -= app.bytes

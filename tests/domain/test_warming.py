@@ -16,6 +16,14 @@ def test_the_most_recently_written_app_comes_first_then_the_larger() -> None:
     assert warming_order(memory) == (AppId(2), AppId(3), AppId(4), AppId(1))
 
 
+def test_the_app_the_host_names_comes_first() -> None:
+    memory = VectorMemory((app(1, 50, 100), app(2, 10, 300), app(3, 90, 200)))
+    assert warming_order(memory, AppId(1)) == (AppId(1), AppId(2), AppId(3))
+    assert warming_order(memory, AppId(9)) == (AppId(2), AppId(3), AppId(1))
+    held = VectorMemory((app(1, 50, 100, held=True), app(2, 10, 300)))
+    assert warming_order(held, AppId(1)) == (AppId(2),)
+
+
 def test_only_what_fits_beside_what_is_held_each_app_whole() -> None:
     apps = (app(1, 50, 300), app(2, 30, 200), app(3, 10, 100))
     # 1000 bytes of budget, 300 held: app 1 (500) fits, app 2 (300) would not, app 3 does.

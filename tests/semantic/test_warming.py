@@ -58,7 +58,9 @@ def until(condition: Any, timeout: float = 30.0) -> bool:
 
 
 def search(recall: chat_recall.ChatRecall, query: str) -> str:
-    return recall.search_chats(chat_recall.CallContext(app_id=chat_recall.AppId(1)), {"query": query})
+    return recall.search_chats(
+        chat_recall.CallContext(app_id=chat_recall.AppId(1)), {"query": query}
+    )
 
 
 def test_start_warms_every_app_and_close_leaves_no_thread(database: Path) -> None:
@@ -68,6 +70,20 @@ def test_start_warms_every_app_and_close_leaves_no_thread(database: Path) -> Non
         recall.start()
         assert until(lambda: held_apps(recall) == {1, 2} and not warming_threads())
     assert sorted(t.name for t in threading.enumerate()) == before
+
+
+def test_the_app_the_host_names_is_warmed_even_when_the_budget_holds_one(
+    database: Path,
+) -> None:
+    with chat_recall.sqlite(database) as probe:
+        memory = probe.vectors.vector_memory()
+        one_app = max(a.bytes for a in memory.apps)
+    with chat_recall.sqlite(database) as recall:
+        recall.vectors.matrices.budget_bytes = one_app + one_app // 2  # type: ignore[attr-defined]
+        recall.warm(chat_recall.AppId(1))  # app 2 was written last, but the host serves 1
+        recall.start()  # warming runs already: unchanged
+        assert until(lambda: not warming_threads())
+        assert held_apps(recall) == {1}
 
 
 def test_close_in_the_middle_of_warming_leaves_no_thread(database: Path) -> None:
