@@ -22,11 +22,11 @@ A matrix is made as large as the app's vectors counted when it is made, so it is
 copied as it fills, and holds no more than a little room to grow.
 
 Warming (`warm`, domain `domain/warming.py`) fills an app's matrix a step at a time
-before any search asks for it: each step reads its rows with no lock held, then appends
-them only if the matrix is still the one registered and nothing was appended meanwhile
-(a search that came first read the rest itself; the step then ends the app's warming).
-So there is never a second copy of an app's matrix, and a search never finds a partial
-one: it reads whatever rows are missing before it computes, as without warming.
+before any search asks for it, each step under the same lock as a search: a search
+waits at most one step, and a search reading an app holds the lock, so warming waits
+rather than competing with it. There is never a second copy of an app's matrix, and a
+search never finds a partial one: it reads whatever rows are missing before it computes,
+as without warming.
 
 numpy is imported at the first search: a process with the semantic layer off never
 loads it.
@@ -232,16 +232,19 @@ class _Matrix:
         self._means = None
 
     def _add_to_sums(self, slots: npt.NDArray[np.int64], rows: npt.NDArray[np.float32]) -> None:
-        """Each slot's rows added to its sum, in their order: the rows sorted by slot,
-        a chat's alone added at once, and a chat's run of rows summed in one call (a
-        chunk holds runs of a few chats; numpy's per-row `add.at` is far slower)."""
+        """Each slot's rows added to its sum, in their order: the rows grouped by slot
+        (they mostly come so: a chat's messages are embedded together), the chats with
+        one row added at once, and a chat's run of rows summed in one call (numpy's
+        per-row `add.at` is far slower)."""
         import numpy as np
 
         assert self.sums is not None
-        order = np.argsort(slots, kind="stable")
-        grouped = slots[order]
-        block = rows[order]
+        grouped, block = slots, rows
         starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+        if len(np.unique(grouped[starts])) < len(starts):  # a chat's rows in two runs
+            order = np.argsort(slots, kind="stable")
+            grouped, block = slots[order], rows[order]
+            starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
         ends = np.append(starts[1:], len(grouped))
         alone = ends - starts == 1
         self.sums[grouped[starts[alone]]] += block[starts[alone]]
@@ -473,33 +476,32 @@ class VectorMatrices:
         return VectorMemory(apps, held_bytes, self.budget_bytes)
 
     def warm(self, rows: VectorRows, app_id: AppId, model_key: int, limit: int) -> int:
-        """One warming step: read up to `limit` more of the app's rows (no lock held
-        meanwhile) and append them. Returns how many were appended; 0 when the app is
-        loaded (by warming or a search), when a new matrix would not fit in the budget
-        beside what is held, or when its matrix was dropped meanwhile (by a search's
-        eviction or a model change): warming that app is over."""
+        """One warming step: read up to `limit` more of the app's rows and append them,
+        under the matrices' lock (a search waits at most one step; one that is reading
+        an app holds the lock, and warming waits for it rather than competing). Returns
+        how many were appended; 0 when the app is loaded (by warming or a search), or
+        when a new matrix would not fit in the budget beside what is held: warming that
+        app is over."""
         key = (app_id, model_key)
         with self._lock:
             matrix = self._matrices.get(key)
-            after = 0 if matrix is None else matrix.last_seq
-        expected = rows.count(app_id, model_key) if matrix is None else 0
-        fresh = rows.rows_after(app_id, model_key, after, limit)
-        if not fresh:
-            return 0
-        with self._lock:
             if matrix is None:
-                if key in self._matrices:
-                    return 0  # a search made it meanwhile, and read every row
-                made = _Matrix.reserved(len(fresh[0][3]) // FLOAT_BYTES, max(expected, len(fresh)))
-                if not fits(self._held(), made.nbytes, self.budget_bytes):
+                expected = rows.count(app_id, model_key)
+                fresh = rows.rows_after(app_id, model_key, 0, limit)
+                if not fresh:
+                    return 0
+                dimension = len(fresh[0][3]) // FLOAT_BYTES
+                matrix = _Matrix.reserved(dimension, max(expected, len(fresh)))
+                if not fits(self._held(), matrix.nbytes, self.budget_bytes):
                     return 0
                 self._forget_other_models(key)
-                self._matrices[key] = made
+                self._matrices[key] = matrix
                 # Unsearched: the first the search's eviction drops.
                 self._matrices.move_to_end(key, last=False)
-                matrix = made
-            elif self._matrices.get(key) is not matrix or matrix.last_seq != after:
-                return 0
+            else:
+                fresh = rows.rows_after(app_id, model_key, matrix.last_seq, limit)
+                if not fresh:
+                    return 0
             grows = matrix.size + len(fresh) > len(matrix.seqs)
             matrix.append(fresh)
             if grows and self._held() > self.budget_bytes:

@@ -4,6 +4,7 @@ matrix a search used pushed out to make room for one warmed."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 import attrs
@@ -86,20 +87,40 @@ def test_a_search_after_part_of_the_warming_reads_the_rest_once() -> None:
     assert matrices.warm(rows, AppId(1), KEY, 15) == 0  # nothing left to warm
 
 
-def test_a_search_between_a_steps_read_and_its_append_wins() -> None:
-    rows = fixture()
-    matrices = VectorMatrices()
-    assert matrices.warm(rows, AppId(1), KEY, 10) == 10
-    rows.before_read = lambda: nearest(matrices, rows, 1)  # reads the other 30 first
-    assert matrices.warm(rows, AppId(1), KEY, 10) == 0  # its rows are held already
-    assert held_rows(matrices) == {1: 40}
-    assert matrices._matrices[(AppId(1), KEY)].seqs[:40].tolist() == [r[0] for r in rows.by_app[1]]
+def test_warming_and_searches_in_two_threads_hold_each_row_once() -> None:
+    rows = fixture(apps=2, per_app=400)
+    expected = {app: nearest(VectorMatrices(), rows, app) for app in (1, 2)}
+    for _ in range(5):
+        matrices = VectorMatrices()
+        failures: list[BaseException] = []
+
+        def warm_all(
+            matrices: VectorMatrices = matrices, failures: list[BaseException] = failures
+        ) -> None:
+            try:
+                for app in (2, 1):
+                    while matrices.warm(rows, AppId(app), KEY, 7):
+                        pass
+            except BaseException as error:  # pragma: no cover - reported below
+                failures.append(error)
+
+        warmer = threading.Thread(target=warm_all)
+        warmer.start()
+        for app in (1, 2, 1):
+            assert nearest(matrices, rows, app) == expected[app]
+        warmer.join(30)
+        assert not warmer.is_alive()
+        assert failures == []
+        assert held_rows(matrices) == {1: 400, 2: 400}
+        for app in (1, 2):
+            matrix = matrices._matrices[(AppId(app), KEY)]
+            assert matrix.seqs[: matrix.size].tolist() == [r[0] for r in rows.by_app[app]]
 
 
-def test_a_search_that_makes_the_matrix_first_ends_the_warming_of_that_app() -> None:
+def test_a_search_that_made_the_matrix_ends_the_warming_of_that_app() -> None:
     rows = fixture()
     matrices = VectorMatrices()
-    rows.before_read = lambda: nearest(matrices, rows, 2)
+    nearest(matrices, rows, 2)
     assert matrices.warm(rows, AppId(2), KEY, 10) == 0
     assert held_rows(matrices) == {2: 40}
 
