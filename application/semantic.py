@@ -165,11 +165,11 @@ class Warming:
 
     It runs once, in a short-lived thread of its own (`start`), which ends when every
     app it planned is loaded or `stop` is called (the facade's `stop` and `close` do;
-    `stop` waits for the step in flight). Each step only reads, and its Python work
-    is one interpreter slice: between steps the host's threads take the interpreter
-    (`Turns`, domain `PacingRule`). A search never waits for warming: one that comes
-    first reads what it needs itself. A step that fails ends the warming (searches
-    then load on demand, as without it)."""
+    `stop` waits for the step in flight). Each step only reads, and its work is one
+    interpreter slice: between steps the host's threads take the interpreter (`Turns`,
+    domain `PacingRule`). A search waits for one step at most: one that comes first
+    reads what it needs itself. A step that fails ends the warming (searches then load
+    on demand, as without it)."""
 
     vectors: VectorStore
     turns: Turns
@@ -177,28 +177,31 @@ class Warming:
     clock: Callable[[], float] = time.perf_counter
     _thread: threading.Thread | None = attrs.field(init=False, default=None)
     _stopping: threading.Event = attrs.field(init=False, factory=threading.Event)
+    _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
 
     def start(self, first: AppId | None = None) -> None:
         """Warm in the background, the app `first` before the others (nothing if it
         is warming already)."""
-        if self._thread is not None and self._thread.is_alive():
-            return
-        self._stopping.clear()
-        self._thread = threading.Thread(
-            target=self._work, args=(first,), name="chat-recall-warming", daemon=True
-        )
-        self._thread.start()
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._stopping.clear()
+            self._thread = threading.Thread(
+                target=self._work, args=(first,), name="chat-recall-warming", daemon=True
+            )
+            self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> bool:
         """Stop after the step in flight; True when the thread has ended."""
-        self._stopping.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-            if thread.is_alive():
-                return False
-        self._thread = None
-        return True
+        with self._lock:
+            self._stopping.set()
+            thread = self._thread
+            if thread is not None:
+                thread.join(timeout)
+                if thread.is_alive():
+                    return False
+            self._thread = None
+            return True
 
     @property
     def running(self) -> bool:

@@ -1,6 +1,8 @@
 """Warming through the facade: `start()` (and `warm()`) load the app's vectors in a
 short-lived thread that only reads, a search before it finishes answers the same, and
-nothing of it is left after `close()` or the end of a `with` block."""
+nothing of it is left after `close()` or the end of a `with` block; and `Warming`
+itself over a store whose steps the test holds: the plan in paced steps, `stop`, and a
+failing step that ends it quietly."""
 
 from __future__ import annotations
 
@@ -10,10 +12,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 import chat_recall
+from chat_recall.application.planning import Turns
+from chat_recall.application.semantic import Warming
+from chat_recall.domain.errors import StorageBusy
 from chat_recall.domain.messages import Role
+from chat_recall.domain.model import AppId
+from chat_recall.domain.warming import AppVectors, VectorMemory, WarmingSteps
 
 WARMING = "chat-recall-warming"
 TOPICS = ("carbonara pasta", "blue green deploys", "passkeys sign in", "invoice reminders")
@@ -127,3 +135,73 @@ def test_nothing_is_warmed_with_the_layer_off(tmp_path: Path) -> None:
         recall.start()
         recall.warm()
         assert warming_threads() == []
+
+
+@attrs.define
+class SteppedStore:
+    """A vector store with `rows` to warm per app, whose steps the test can hold."""
+
+    rows: dict[int, int]
+    asked: list[tuple[int, int]] = attrs.Factory(list)
+    gate: threading.Event | None = None
+    entered: threading.Event = attrs.Factory(threading.Event)
+    fail: bool = False
+
+    def vector_memory(self) -> VectorMemory:
+        return VectorMemory(
+            tuple(AppVectors(AppId(a), n, n, newest=a) for a, n in sorted(self.rows.items()))
+        )
+
+    def warm(self, app_id: AppId, limit: int) -> int:
+        self.asked.append((app_id, limit))
+        self.entered.set()
+        if self.gate is not None:
+            self.gate.wait(10)
+        if self.fail:
+            raise StorageBusy("the database is locked")
+        step = min(limit, self.rows[app_id])
+        self.rows[app_id] -= step
+        return step
+
+
+def stepped(store: SteppedStore, sleeps: list[float]) -> Warming:
+    turns = Turns(0.001, 0.00005, clock=iter(range(10**6)).__next__, sleep=sleeps.append)
+    clock = iter(x * 0.0005 for x in range(10**6)).__next__  # each step takes 0.5 ms
+    return Warming(store, turns, WarmingSteps(first_rows=64, min_rows=32), clock)  # type: ignore[arg-type]
+
+
+def test_warming_runs_the_plan_in_steps_taking_turns() -> None:
+    store = SteppedStore({1: 100, 2: 1000})
+    sleeps: list[float] = []
+    assert stepped(store, sleeps).run() == 1100
+    assert [app for app, _ in store.asked][:2] == [2, 2]  # app 2 was written last
+    limits = [limit for app, limit in store.asked if app == 2]
+    assert limits[:3] == [64, 128, 256]  # half a slice a step: twice as many next
+    loaded = 7  # app 2 in five steps and app 1 in two (then each says it is done)
+    assert len(store.asked) == loaded + 2
+    assert sleeps == [0.00005] * (loaded - 1)  # a pause between the steps
+    assert store.rows == {1: 0, 2: 0}
+
+
+def test_stop_ends_warming_after_the_step_in_flight() -> None:
+    gate = threading.Event()
+    store = SteppedStore({1: 10**6}, gate=gate)
+    warming = stepped(store, [])
+    warming.start()
+    assert store.entered.wait(10)
+    assert warming.running
+    assert warming_threads() == [WARMING]
+    gate.set()
+    assert warming.stop()
+    assert not warming.running
+    assert warming_threads() == []
+    assert store.rows[1] > 0  # it stopped, it did not finish
+
+
+def test_a_failing_step_ends_warming_quietly() -> None:
+    store = SteppedStore({1: 100}, fail=True)
+    warming = stepped(store, [])
+    warming.start()
+    assert until(lambda: not warming.running)
+    assert warming.stop()
+    assert len(store.asked) == 1
