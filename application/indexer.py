@@ -6,15 +6,14 @@ redacted), write them in the unit of work (`BatchWriter`: in parts the pacer's b
 allows), get the next batch ready while no lock is held, run one maintenance step, and
 note how fresh the index is. The rests between transactions are the storage's own
 (`WritePacer`, domain `PacingRule`): the flow never sleeps to make way. A marker set again
-while a batch ran keeps its newer seq and stays dirty.
+while a batch ran keeps its newer seq and stays dirty. `BackgroundWorker`
+(`application/worker.py`) runs batches in a thread of the host's process.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from functools import partial
-from typing import TYPE_CHECKING
 
 import attrs
 
@@ -24,6 +23,7 @@ from chat_recall.application.embedding import Embedding, EmbeddingReport
 from chat_recall.application.health import IndexHealth, error_kind
 from chat_recall.application.planning import PlanningSettings
 from chat_recall.application.progress import IndexProgress
+from chat_recall.application.worker import BackgroundWorker, indexer_log
 from chat_recall.domain.errors import SYSTEMIC_ERRORS, ChatRecallError
 from chat_recall.domain.indexing import (
     BatchSizing,
@@ -47,18 +47,6 @@ from chat_recall.domain.ports import (
 )
 from chat_recall.domain.projection import MarkupPolicy
 from chat_recall.domain.telemetry import IndexBatchEvent, IndexFailureEvent, RowsQuarantinedEvent
-
-if TYPE_CHECKING:
-    import logging
-
-
-def _log() -> logging.Logger:
-    """The indexer's logger, imported at the first warning: a command that never
-    indexes (a search, a read) does not load logging."""
-    import logging
-
-    return logging.getLogger("chat_recall.indexer")
-
 
 BACKLOG_RECOUNT = 100  # batches between exact counts of the backlog (telemetry's figure)
 CAUGHT_UP_EVERY_SECONDS = 1.0  # how often the index's freshness is recorded, at most
@@ -148,16 +136,12 @@ class Indexer:
     _noted_at: float | None = attrs.field(init=False, default=None)
     _retry_in: float = attrs.field(init=False, default=0.0)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
-    _thread: threading.Thread | None = attrs.field(init=False, default=None)
-    # notify() counts host writes; the idle worker waits for the count to move.
-    _signal: threading.Condition = attrs.field(init=False, factory=threading.Condition)
-    _notified: int = attrs.field(init=False, default=0)
-    _stopping: threading.Event = attrs.field(init=False, factory=threading.Event)
-    _idle: threading.Event = attrs.field(init=False, factory=threading.Event)
+    _worker: BackgroundWorker = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
         self._claim = IndexerClaim(self.dirty, self.claimants, self, self.settings.lease)
         self._writer = BatchWriter(self.pacer, self.clock, self.settings.sizing)
+        self._worker = BackgroundWorker(self)
 
     # -- one batch -----------------------------------------------------------------------
 
@@ -267,7 +251,7 @@ class Indexer:
                 )
             )
         for reason, count in sorted(Counter(row.reason.value for row in batch.quarantined).items()):
-            _log().warning("indexer: %d row(s) quarantined: %s", count, reason)
+            indexer_log().warning("indexer: %d row(s) quarantined: %s", count, reason)
             self.telemetry.emit(RowsQuarantinedEvent(reason=reason, count=count))
 
     def _embed(self, embedding: Embedding) -> EmbeddingReport:
@@ -277,7 +261,7 @@ class Indexer:
             return embedding.step()
         except ChatRecallError as error:
             if not isinstance(error, SYSTEMIC_ERRORS):
-                _log().warning("indexer: the embedding step failed (%s)", error.kind)
+                indexer_log().warning("indexer: the embedding step failed (%s)", error.kind)
                 return EmbeddingReport(failed=error.kind)
             raise
 
@@ -298,7 +282,7 @@ class Indexer:
         while max_batches is None or batches < max_batches:
             report = self.run_batch()
             if report.waiting_for is not None:  # another indexer has the queue
-                self._stopping.wait(report.rest_seconds)
+                self._worker.pause(report.rest_seconds)
             batches += 1
             indexed += report.indexed
             deleted += report.deleted
@@ -309,107 +293,37 @@ class Indexer:
         return IndexReport(batches, indexed, deleted, purged, longest)
 
     def release_claim(self) -> None:
-        self._claim.release()
+        with self._lock:  # no batch in flight
+            self._claim.release()
+
+    @property
+    def retry_in(self) -> float:
+        """How long to wait before the next batch after the last one failed."""
+        return self._retry_in
 
     @property
     def batch_size(self) -> int:
         """How many markers the next transaction takes (it follows the pacer's budget)."""
         return self._writer.size()
 
-    # -- the background worker ------------------------------------------------------------
+    # -- the background worker (`application/worker.py`) -----------------------------------
 
     def start(self) -> None:
-        """Run a background worker thread (its adapters use their own connection).
-        Nothing runs when the storage is read-only here (`health` says so)."""
-        if self._thread is not None and self._thread.is_alive():
-            return
-        if not self.health.snapshot().can_advance:
-            return
-        self.health.started()
-        self._stopping.clear()
-        self._idle.clear()
-        self._thread = threading.Thread(target=self._work, name="chat-recall-indexer", daemon=True)
-        self._thread.start()
+        """Run batches in a background thread (`BackgroundWorker.start`)."""
+        self._worker.start()
 
     def notify(self) -> None:
-        """Tell the worker that the host wrote something."""
-        with self._signal:
-            self._notified += 1
-            self._idle.clear()
-            self._signal.notify_all()
+        """Tell the background worker that the host wrote something."""
+        self._worker.notify()
 
     def wait_until_idle(self, timeout: float) -> bool:
         """Wait at most `timeout` seconds for the worker to find nothing left to do."""
-        return self._idle.wait(timeout)
+        return self._worker.wait_until_idle(timeout)
 
     def stop(self, timeout: float = 5.0) -> bool:
-        """Stop after the batch in flight (markers of unprocessed work stay), and the
-        planning that runs ahead. Returns True when the worker has ended."""
-        self._stopping.set()
-        with self._signal:
-            self._signal.notify_all()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-        self.planner.close()
-        if thread is not None and thread.is_alive():
-            return False
-        with self._lock:  # no batch in flight
-            self._claim.release()
-        return True
+        """Stop the worker after the batch in flight; True when it has ended."""
+        return self._worker.stop(timeout)
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def _work(self) -> None:
-        """The worker never dies silently: a failed batch is recorded in `health`,
-        logged, and retried after a backoff that grows with consecutive failures."""
-        self.health.started()
-        try:
-            while not self._stopping.is_set():
-                self._turn()
-        finally:
-            self.health.stopped()
-
-    def _turn(self) -> None:
-        with self._signal:
-            seen = self._notified
-        try:
-            report = self.run_batch()
-        except Exception as error:
-            _log().warning(
-                "indexer: batch failed (%s: %s); retrying in %.1f s",
-                error_kind(error),
-                type(error).__name__,
-                self._retry_in,
-                exc_info=True,
-            )
-            self._stopping.wait(self._retry_in)
-            return
-        if report.waiting_for is not None:  # another indexer has the queue: look again
-            self._stopping.wait(report.rest_seconds)
-        elif not report.did_work:
-            self._wait_for_work(seen)
-
-    def _wait_for_work(self, seen: int) -> None:
-        """Idle until notified, until the host wrote without telling (looked at every
-        `watch_seconds`), or for `poll_interval_seconds`."""
-        woken = partial(self._woken, seen)
-        with self._signal:
-            if woken():
-                return
-            self._idle.set()
-        settings = self.settings
-        writes = self.dirty.host_writes()
-        waited = 0.0
-        while waited < settings.poll_interval_seconds:
-            with self._signal:
-                if self._signal.wait_for(woken, settings.watch_seconds):
-                    return
-            waited += settings.watch_seconds
-            if writes is not None and self.dirty.host_writes() != writes:
-                return
-
-    def _woken(self, seen: int) -> bool:
-        return self._notified != seen or self._stopping.is_set()
+        return self._worker.running

@@ -141,6 +141,7 @@ class SqliteFts5IndexStore:
         The documents of an app whose table reports damage are quarantined instead
         (`index_damaged`) and returned: the other apps' documents are written."""
         documents = document_rows.still_sourced(connection, self.database.schema, documents)
+        documents = self._without_unchanged(connection, documents)
         if not documents:
             return []
         self.remove(connection, [document.message_id for document in documents])
@@ -165,6 +166,55 @@ class SqliteFts5IndexStore:
         if set_aside:
             self._quarantine(connection, set_aside)
         return set_aside
+
+    def _without_unchanged(
+        self, connection: sqlite3.Connection, documents: Sequence[IndexDocument]
+    ) -> list[IndexDocument]:
+        """The documents that differ from the visible document their message has now.
+        One that is the same, text and description, is left as it is: an FTS5 delete
+        reads the stored text back and tokenizes it again, so replacing a document by
+        itself costs about twice its first write, and a `rebuild` in place (or a change
+        of projection that leaves most messages as they were) would pay that for every
+        message while holding the write lock. A document hidden by a deletion record is
+        never the same: putting it supersedes the record."""
+        if not documents:
+            return []
+        row = connection.execute(
+            f"SELECT json_group_array(d.message_id) FROM {DOCS} AS d "
+            "JOIN json_each(?) AS n ON d.message_id = n.value ->> 0 "
+            "AND d.app_id = n.value ->> 1 AND d.chat_id = n.value ->> 2 "
+            "AND d.role = n.value ->> 3 AND d.created_at = n.value ->> 4 "
+            "AND d.is_compaction_summary = n.value ->> 5 "
+            "AND d.projection_truncated = n.value ->> 6 "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {DELETED_MESSAGES} AS x "
+            "WHERE x.message_id = d.message_id)",
+            (as_json([document_rows.described(d) for d in documents]),),
+        ).fetchone()
+        described = set(json.loads(row[0]))
+        if not described:
+            return list(documents)
+        same: set[int] = set()
+        by_app: dict[AppId, list[IndexDocument]] = {}
+        for document in documents:
+            if document.message_id in described:
+                by_app.setdefault(document.app_id, []).append(document)
+        texts = ", ".join(WRITTEN_TEXT_COLUMNS) if self.analysis.writes_stems else "title, body"
+        for app_id, app_documents in by_app.items():
+            if not self._table_exists(connection, app_id):
+                continue
+            wanted = {
+                int(d.message_id): (d.title, d.body, chat_ref(d.chat_id)) for d in app_documents
+            }
+            stored: list[tuple[int, str, str, str]] = []
+            read = partial(
+                connection.execute,
+                f"SELECT rowid, {texts}, chat_ref FROM {quote(fts_table_name(app_id))} "
+                "WHERE rowid IN (SELECT value FROM json_each(?))",
+                (as_json(list(wanted)),),
+            )
+            self._on_app_table(connection, app_id, partial(_collect, read, stored))
+            same.update(rowid for rowid, *text in stored if wanted.get(rowid) == tuple(text))
+        return [d for d in documents if d.message_id not in same]
 
     def remove(self, connection: sqlite3.Connection, message_ids: Sequence[MessageId]) -> None:
         """Remove documents; a message put or removed is out of quarantine too."""
@@ -823,6 +873,10 @@ def _vocabulary_table(connection: sqlite3.Connection, table: str) -> str:
             if query_only:
                 connection.execute("PRAGMA query_only = ON")
     return f"temp.{quote(name)}"
+
+
+def _collect(read: Callable[[], sqlite3.Cursor], into: list[tuple[int, str, str, str]]) -> None:
+    into.extend(read())
 
 
 def _insert_texts(

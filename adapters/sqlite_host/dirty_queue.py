@@ -25,9 +25,12 @@ from chat_recall.adapters.sqlite_host.migrations import (
 )
 from chat_recall.domain.model import AppId, Backlog, ChatId, ChatMarker, MessageId, MessageMarker
 
-# Messages marked per transaction when a projection change re-marks everything
-# (few enough that each transaction stays short however large the database).
-MARK_CHUNK = 5_000
+# Messages marked per transaction when a projection change or a `rebuild` re-marks
+# everything: each chunk is one paced transaction, and one of this size holds the lock
+# for a few of the writing host's budgets at most (`PacingRule`), so a host write that
+# meets one waits little more than it would for a batch; larger chunks made the host's
+# writes wait several times longer during a rebuild (docs/results.md).
+MARK_CHUNK = 1_000
 # Messages of a dirty chat marked per transaction (a renamed chat of any size is
 # re-marked in many short transactions, not one long one).
 EXPAND_CHUNK = 500

@@ -80,6 +80,19 @@ def marks(chunk: Sequence[object]) -> str:
     return ", ".join("?" for _ in chunk)
 
 
+def described(d: IndexDocument) -> tuple[int, int, int, str, int, int, int]:
+    """A document's row in `DOCS`, column by column (`insert_rows`)."""
+    return (
+        d.message_id,
+        d.app_id,
+        d.chat_id,
+        d.role.value,
+        d.created_at,
+        int(d.is_compaction_summary),
+        int(d.projection_truncated),
+    )
+
+
 def insert_rows(connection: sqlite3.Connection, documents: Sequence[IndexDocument]) -> None:
     """The rows of documents just written (their ids hold no row now), in one
     statement over a JSON array whatever their number (see `as_json`)."""
@@ -88,22 +101,7 @@ def insert_rows(connection: sqlite3.Connection, documents: Sequence[IndexDocumen
         "is_compaction_summary, projection_truncated) "
         "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, "
         "value ->> 5, value ->> 6 FROM json_each(?)",
-        (
-            as_json(
-                [
-                    (
-                        d.message_id,
-                        d.app_id,
-                        d.chat_id,
-                        d.role.value,
-                        d.created_at,
-                        int(d.is_compaction_summary),
-                        int(d.projection_truncated),
-                    )
-                    for d in documents
-                ]
-            ),
-        ),
+        (as_json([described(d) for d in documents]),),
     )
     queue_documents(connection, documents)  # each waits for its vector (layer on)
 

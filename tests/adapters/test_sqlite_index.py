@@ -372,3 +372,59 @@ def test_counting_the_documents_a_search_reads_past_reads_the_deleted_chats_only
     assert hidden == 5  # chat 7: ids 70-79, five of them in app 1
     assert len(steps) < 10  # a few hundred steps, not a few per document of the app
     recall.close()
+
+
+def fts_pages(path: Path) -> list[tuple[int, bytes]]:
+    """The FTS5 table's stored pages (segments and structure) of app 1."""
+    connection = sqlite3.connect(path)
+    table = migrations.fts_table_name(1)
+    pages = connection.execute(f"SELECT id, block FROM {table}_data ORDER BY id").fetchall()
+    connection.close()
+    return pages
+
+
+def test_marking_unchanged_messages_again_writes_nothing_to_the_text_index(
+    tmp_path: Path,
+) -> None:
+    """A rebuild in place marks every message; those whose document would be the same
+    are left as they are, and a changed one is replaced (its old words gone)."""
+    path = tmp_path / "h.db"
+    host_database(path, rows=6)
+    with bootstrap.sqlite(path) as recall:
+        recall.indexer.run_until_idle()
+        before = fts_pages(path)
+        recall.dirty.mark_all_messages()
+        recall.indexer.run_until_idle()
+        assert recall.dirty.backlog().messages == 0
+        assert fts_pages(path) == before
+        assert len(search(recall, "historic")) == 6
+
+        host = sqlite3.connect(path)
+        host.execute("UPDATE messages SET content = 'rewritten zebra' WHERE id = 2")
+        host.commit()
+        host.close()
+        recall.dirty.mark_all_messages()
+        recall.indexer.run_until_idle()
+        assert fts_pages(path) != before
+        assert search(recall, "zebra") == [2]
+        assert sorted(search(recall, "historic")) == [1, 3, 4, 5, 6]
+
+
+def test_a_message_deleted_and_inserted_again_unchanged_is_found_again(tmp_path: Path) -> None:
+    """The delete hid the old document at once; the same row inserted again (an undo)
+    must not be taken for the hidden document left as it was."""
+    path = tmp_path / "h.db"
+    host_database(path, rows=3)
+    with bootstrap.sqlite(path) as recall:
+        recall.indexer.run_until_idle()
+        host = sqlite3.connect(path)
+        row = host.execute("SELECT * FROM messages WHERE id = 2").fetchone()
+        host.execute("DELETE FROM messages WHERE id = 2")
+        host.commit()
+        assert sorted(search(recall, "historic")) == [1, 3]
+        marks = ", ".join("?" * len(row))
+        host.execute(f"INSERT INTO messages VALUES ({marks})", row)
+        host.commit()
+        host.close()
+        recall.indexer.run_until_idle()
+        assert sorted(search(recall, "historic")) == [1, 2, 3]

@@ -224,7 +224,9 @@ def test_a_batch_over_its_time_limit_is_written_in_halves_and_nothing_is_lost(
     # parts of four or fewer were written, each message once
     assert sum(count for _, count in over_time.seen if count <= over_time.most) == 64
     assert {count for _, count in over_time.seen} >= {64, 32, 4}
-    assert all(seen_limit == limit for seen_limit, _ in over_time.seen)
+    # every part of more than one marker ran under the limit (one of a single marker
+    # has none: a loaded machine can push a part of four past 50 ms and split it so far)
+    assert all(seen_limit == limit for seen_limit, count in over_time.seen if count > 1)
     assert recall.indexer.batch_size < 64  # the size adapts down
     recall.indexer.run_until_idle()
     assert set(recall.index.document_ids(1)) == set(ids)
