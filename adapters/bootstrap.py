@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from chat_recall.application.embedding import Embedding
     from chat_recall.application.importing import ImportTarget
     from chat_recall.application.indexer import Indexer, IndexerSettings
+    from chat_recall.application.semantic import Warming
 
 Overrides = Mapping[Any, object]
 
@@ -211,10 +212,22 @@ def _finish(
         audit=Deferred(lambda: resolve(IndexAudit), lock=building),
         vectors=Deferred(lambda: resolve(VectorStore), lock=building) if vectors else None,
         imports=Deferred(imports, lock=building),
+        warming=None if embedding is None else Deferred(lambda: _warming(container, settings)),
     )
     if closes_embedder:
         recall.on_close(resolve(Embedder).close)
     return recall
+
+
+def _warming(container: punq.Container, settings: IndexerSettings | None) -> Warming:
+    """The warming of the vectors searches read, taking turns with the host's threads
+    as the indexer's planning does (the same pacing rule)."""
+    from chat_recall.application.planning import Turns
+    from chat_recall.application.semantic import Warming
+    from chat_recall.domain.pacing import PacingRule
+
+    pacing = PacingRule() if settings is None else settings.pacing
+    return Warming(container.resolve(VectorStore), Turns.of(pacing))
 
 
 # The SQLite adapter's classes that only indexing, host writes and audits need,

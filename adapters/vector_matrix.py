@@ -15,8 +15,18 @@ Each matrix keeps the sum of its live rows as they are added and zeroed, so a ce
 search (`VectorStore.nearest(centered=True)`) costs one subtraction, not a pass over
 the rows: the mean is of the rows held, which may include a few not yet found gone.
 
-Memory is bounded: matrices beyond `budget_bytes` (all apps together) are dropped,
-least recently searched first; the app being searched is always held.
+Memory is bounded: matrices beyond `budget_bytes` (all apps together, domain
+`BUDGET_BYTES`) are dropped, least recently searched first (a matrix warmed but never
+searched counts as searched before all others); the app being searched is always held.
+A matrix is made as large as the app's vectors counted when it is made, so it is not
+copied as it fills, and holds no more than a little room to grow.
+
+Warming (`warm`, domain `domain/warming.py`) fills an app's matrix a step at a time
+before any search asks for it, each step under the same lock as a search: a search
+waits at most one step, and a search reading an app holds the lock, so warming waits
+rather than competing with it. There is never a second copy of an app's matrix, and a
+search never finds a partial one: it reads whatever rows are missing before it computes,
+as without warming.
 
 numpy is imported at the first search: a process with the semantic layer off never
 loads it.
@@ -34,18 +44,20 @@ import attrs
 from chat_recall.domain.model import AppId, ChatId, MessageId
 from chat_recall.domain.semantic import (
     CHAT_CANDIDATES,
+    FLOAT_BYTES,
     Similar,
     SimilarChat,
     centering_share,
     chat_similarity,
 )
+from chat_recall.domain.warming import BUDGET_BYTES, AppVectors, VectorMemory, fits
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-# The matrices of every app together, at most (the app being searched is always kept).
-BUDGET_BYTES = 512 * 1024 * 1024
+__all__ = ["BUDGET_BYTES", "VectorMatrices", "VectorRows"]
+
 # Rows read from the database per statement while a matrix is loaded or brought up to date.
 READ_CHUNK = 20_000
 # Candidates checked against the database per round: the best `limit` times this (the
@@ -53,6 +65,12 @@ READ_CHUNK = 20_000
 OVERFETCH = 3
 # A matrix with more rows found gone than this share of it is read again.
 STALE_SHARE = 0.25
+# Room a new matrix keeps beyond the rows counted (vectors written while it is read,
+# and the next few after): a share of them, and a few rows at least.
+ROOM_SHARE = 32
+ROOM_ROWS = 64
+# The bytes a held row takes beside its values: its seq, message id, chat slot, flag.
+ROW_OVERHEAD_BYTES = 8 + 8 + 8 + 1
 
 
 class VectorRows(Protocol):
@@ -70,6 +88,16 @@ class VectorRows(Protocol):
     ) -> dict[int, tuple[MessageId, ChatId]]:
         """Of these rows, those that still exist, of the model, for a visible document
         of the app: their message and chat, by seq."""
+        ...
+
+    def count(self, app_id: AppId, model_key: int) -> int:
+        """How many rows of the model the app has (whether their document exists or
+        not: an estimate of what `rows_after` will give)."""
+        ...
+
+    def apps(self, model_key: int) -> list[tuple[int, int, int, int]]:
+        """(app_id, rows, seq of the newest row, bytes of a vector) of every app with
+        rows of the model."""
         ...
 
 
@@ -93,6 +121,30 @@ class _Matrix:
     sums: npt.NDArray[np.float64] | None = None  # per slot: the sum of its live rows
     counts: npt.NDArray[np.int64] | None = None  # per slot: its live rows
     _means: npt.NDArray[np.float32] | None = None  # per slot, normalised; None: stale
+
+    @classmethod
+    def reserved(cls, dimension: int, rows: int) -> _Matrix:
+        """An empty matrix with room for `rows` and a little more (`ROOM_SHARE`)."""
+        import numpy as np
+
+        capacity = cls.capacity_for(rows)
+        return cls(
+            dimension,
+            np.zeros(capacity, np.int64),
+            np.zeros(capacity, np.int64),
+            np.zeros(capacity, np.int64),
+            np.zeros(capacity, np.bool_),
+            np.zeros((capacity, dimension), np.float32),
+        )
+
+    @staticmethod
+    def capacity_for(rows: int) -> int:
+        return rows + rows // ROOM_SHARE + ROOM_ROWS
+
+    @classmethod
+    def bytes_for(cls, rows: int, dimension: int) -> int:
+        """What a matrix made for `rows` holds (its chats' sums aside)."""
+        return cls.capacity_for(rows) * (dimension * FLOAT_BYTES + ROW_OVERHEAD_BYTES)
 
     def mean(self) -> npt.NDArray[np.float32] | None:
         """The mean of the live rows, weighed by `centering_share` of their number."""
@@ -137,48 +189,83 @@ class _Matrix:
         return int(held + self.dead.nbytes)
 
     def append(self, rows: list[tuple[int, int, int, bytes]]) -> None:
+        """Rows in seq order, after every row held. Chats get their slots in the order
+        they first appear (however the rows are split into appends), and the sums
+        take each chat's new rows at once (a slot-sorted reduction, not a pass per
+        row)."""
         import numpy as np
 
         count = len(rows)
         if self.size + count > len(self.seqs):
-            capacity = max(self.size + count, 2 * len(self.seqs), 1024)
-            self.seqs = np.resize(self.seqs, capacity)
-            self.ids = np.resize(self.ids, capacity)
-            self.slots = np.resize(self.slots, capacity)
-            dead = np.zeros(capacity, np.bool_)
-            dead[: self.size] = self.dead[: self.size]
-            self.dead = dead
-            values = np.zeros((capacity, self.dimension), np.float32)
-            values[: self.size] = self.values[: self.size]
-            self.values = values
-        end = self.size + count
-        self.seqs[self.size : end] = [row[0] for row in rows]
-        self.ids[self.size : end] = [row[1] for row in rows]
-        for _, _, chat, _ in rows:
-            if chat not in self.slot_of_chat:
-                self.slot_of_chat[chat] = len(self.chat_of_slot)
+            self._grow(self.size + count)
+        begin, end = self.size, self.size + count
+        seqs, ids, chats, blobs = zip(*rows, strict=True)
+        self.seqs[begin:end] = seqs
+        self.ids[begin:end] = ids
+        slot_of_chat = self.slot_of_chat
+        for chat in chats:
+            if chat not in slot_of_chat:
+                slot_of_chat[chat] = len(self.chat_of_slot)
                 self.chat_of_slot.append(chat)
-        slots = np.fromiter((self.slot_of_chat[row[2]] for row in rows), np.int64, count)
-        self.slots[self.size : end] = slots
-        self.dead[self.size : end] = False
-        block = np.frombuffer(b"".join(row[3] for row in rows), dtype="<f4")
-        self.values[self.size : end] = block.reshape(count, self.dimension)
-        added = self.values[self.size : end].sum(axis=0, dtype=np.float64)
+        slots = np.fromiter((slot_of_chat[chat] for chat in chats), np.int64, count)
+        self.slots[begin:end] = slots
+        self.dead[begin:end] = False
+        block = np.frombuffer(b"".join(blobs), dtype="<f4")
+        self.values[begin:end] = block.reshape(count, self.dimension)
+        added_rows = self.values[begin:end]
+        added = added_rows.sum(axis=0, dtype=np.float64)
         self.total = added if self.total is None else self.total + added
-        chats = len(self.chat_of_slot)
-        if self.sums is None or self.counts is None or len(self.sums) < chats:
-            capacity = max(chats, 2 * (0 if self.sums is None else len(self.sums)), 64)
+        chats_held = len(self.chat_of_slot)
+        if self.sums is None or self.counts is None or len(self.sums) < chats_held:
+            old = 0 if self.sums is None else len(self.sums)
+            capacity = max(chats_held, 2 * old, 64)
             sums = np.zeros((capacity, self.dimension), np.float64)
             counts = np.zeros(capacity, np.int64)
             if self.sums is not None and self.counts is not None:
-                sums[: len(self.sums)] = self.sums
-                counts[: len(self.counts)] = self.counts
+                sums[:old] = self.sums
+                counts[:old] = self.counts
             self.sums, self.counts = sums, counts
-        np.add.at(self.sums, slots, self.values[self.size : end])
-        np.add.at(self.counts, slots, 1)
+        self._add_to_sums(slots, added_rows)
+        self.counts += np.bincount(slots, minlength=len(self.counts))
         self.size = end
-        self.last_seq = int(rows[-1][0])
+        self.last_seq = int(seqs[-1])
         self._means = None
+
+    def _add_to_sums(self, slots: npt.NDArray[np.int64], rows: npt.NDArray[np.float32]) -> None:
+        """Each slot's rows added to its sum, in their order: the rows grouped by slot
+        (they mostly come so: a chat's messages are embedded together), the chats with
+        one row added at once, and a chat's run of rows summed in one call (numpy's
+        per-row `add.at` is far slower)."""
+        import numpy as np
+
+        assert self.sums is not None
+        grouped, block = slots, rows
+        starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+        if len(np.unique(grouped[starts])) < len(starts):  # a chat's rows in two runs
+            order = np.argsort(slots, kind="stable")
+            grouped, block = slots[order], rows[order]
+            starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+        ends = np.append(starts[1:], len(grouped))
+        alone = ends - starts == 1
+        self.sums[grouped[starts[alone]]] += block[starts[alone]]
+        for start, end in zip(starts[~alone].tolist(), ends[~alone].tolist(), strict=True):
+            self.sums[grouped[start]] += block[start:end].sum(axis=0, dtype=np.float64)
+
+    def _grow(self, rows: int) -> None:
+        """Room for at least `rows`: a quarter more than now, copied once."""
+        import numpy as np
+
+        held = len(self.seqs)
+        capacity = max(rows, held + held // 4, 1024)
+        self.seqs = np.resize(self.seqs, capacity)
+        self.ids = np.resize(self.ids, capacity)
+        self.slots = np.resize(self.slots, capacity)
+        dead = np.zeros(capacity, np.bool_)
+        dead[: self.size] = self.dead[: self.size]
+        self.dead = dead
+        values = np.zeros((capacity, self.dimension), np.float32)
+        values[: self.size] = self.values[: self.size]
+        self.values = values
 
 
 @attrs.define
@@ -350,21 +437,11 @@ class VectorMatrices:
             return found
 
     def _current(self, rows: VectorRows, app_id: AppId, model_key: int, dimension: int) -> _Matrix:
-        import numpy as np
-
         key = (app_id, model_key)
-        for other in [k for k in self._matrices if k[0] == app_id and k != key]:
-            del self._matrices[other]  # an earlier model's: never searched again
+        self._forget_other_models(key)
         matrix = self._matrices.get(key)
         if matrix is None or matrix.dimension != dimension:
-            matrix = _Matrix(
-                dimension,
-                np.zeros(0, np.int64),
-                np.zeros(0, np.int64),
-                np.zeros(0, np.int64),
-                np.zeros(0, np.bool_),
-                np.zeros((0, dimension), np.float32),
-            )
+            matrix = _Matrix.reserved(dimension, rows.count(app_id, model_key))
             self._matrices[key] = matrix
         self._matrices.move_to_end(key)
         while True:
@@ -376,8 +453,67 @@ class VectorMatrices:
         self._within_budget(key)
         return matrix
 
+    def _forget_other_models(self, key: tuple[AppId, int]) -> None:
+        for other in [k for k in self._matrices if k[0] == key[0] and k != key]:
+            del self._matrices[other]  # an earlier model's: never searched again
+
+    def memory(self, rows: VectorRows, model_key: int) -> VectorMemory:
+        """What is held, and each app's vectors of the model as they would be held."""
+        listed = rows.apps(model_key)
+        with self._lock:
+            held = {app for app, key in self._matrices if key == model_key}
+            held_bytes = sum(m.nbytes for m in self._matrices.values())
+        apps = tuple(
+            AppVectors(
+                AppId(app),
+                count,
+                _Matrix.bytes_for(count, size // FLOAT_BYTES),
+                newest,
+                AppId(app) in held,
+            )
+            for app, count, newest, size in listed
+        )
+        return VectorMemory(apps, held_bytes, self.budget_bytes)
+
+    def warm(self, rows: VectorRows, app_id: AppId, model_key: int, limit: int) -> int:
+        """One warming step: read up to `limit` more of the app's rows and append them,
+        under the matrices' lock (a search waits at most one step; one that is reading
+        an app holds the lock, and warming waits for it rather than competing). Returns
+        how many were appended; 0 when the app is loaded (by warming or a search), or
+        when a new matrix would not fit in the budget beside what is held: warming that
+        app is over."""
+        key = (app_id, model_key)
+        with self._lock:
+            matrix = self._matrices.get(key)
+            if matrix is None:
+                expected = rows.count(app_id, model_key)
+                fresh = rows.rows_after(app_id, model_key, 0, limit)
+                if not fresh:
+                    return 0
+                dimension = len(fresh[0][3]) // FLOAT_BYTES
+                matrix = _Matrix.reserved(dimension, max(expected, len(fresh)))
+                if not fits(self._held(), matrix.nbytes, self.budget_bytes):
+                    return 0
+                self._forget_other_models(key)
+                self._matrices[key] = matrix
+                # Unsearched: the first the search's eviction drops.
+                self._matrices.move_to_end(key, last=False)
+            else:
+                fresh = rows.rows_after(app_id, model_key, matrix.last_seq, limit)
+                if not fresh:
+                    return 0
+            grows = matrix.size + len(fresh) > len(matrix.seqs)
+            matrix.append(fresh)
+            if grows and self._held() > self.budget_bytes:
+                del self._matrices[key]  # grew past the budget: a search reads it if asked
+                return 0
+            return len(fresh)
+
+    def _held(self) -> int:
+        return sum(m.nbytes for m in self._matrices.values())
+
     def _within_budget(self, keep: tuple[AppId, int]) -> None:
-        total = sum(m.nbytes for m in self._matrices.values())
+        total = self._held()
         for key in list(self._matrices):
             if total <= self.budget_bytes:
                 break
@@ -387,7 +523,7 @@ class VectorMatrices:
     def held_bytes(self) -> int:
         """The memory the matrices hold now."""
         with self._lock:
-            return sum(m.nbytes for m in self._matrices.values())
+            return self._held()
 
     def clear(self) -> None:
         with self._lock:

@@ -1,6 +1,7 @@
 """The semantic layer as the tools and the facade use it: the query's nearest
 documents for search_chats (`SemanticSearch`), consent before any text leaves the
-machine (`require_consent`), and the embedding job the indexer runs.
+machine (`require_consent`), the embedding job the indexer runs, and the warming of
+the vectors a search reads (`Warming`).
 
 Off by default: `SemanticSearch.off()` answers nothing, and search_chats ranks by
 words alone (its confidence too). A model that cannot run (a service down) never
@@ -8,7 +9,10 @@ fails a search: it answers from words and says so (`Meaning.failed`)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -18,6 +22,12 @@ from chat_recall.domain.model import AppId, ChatId
 from chat_recall.domain.ports import Embedder, VectorStore
 from chat_recall.domain.search.fusion import FusionPolicy
 from chat_recall.domain.semantic import EmbeddingModel, MeaningQuery, Purpose, SimilarChat
+from chat_recall.domain.warming import WarmingSteps, warming_order
+
+if TYPE_CHECKING:
+    import logging
+
+    from chat_recall.application.planning import Turns
 
 # Chats asked of the vector store per search: as many as a result can show.
 NEAREST_CHATS = 20
@@ -139,3 +149,85 @@ class SemanticSearch:
         except ChatRecallError as error:
             return Meaning(failed=error.kind, asked=True)
         return Meaning(tuple(chats), building, asked=True)
+
+
+def _log() -> logging.Logger:
+    import logging
+
+    return logging.getLogger("chat_recall.semantic")
+
+
+@attrs.define
+class Warming:
+    """Loads the vectors searches read into the store's memory ahead of the first
+    search (domain `domain/warming.py` says which, in what order, within what memory):
+    a search soon after start finds its app's vectors loaded instead of reading them.
+
+    It runs once, in a short-lived thread of its own (`start`), which ends when every
+    app it planned is loaded or `stop` is called (the facade's `stop` and `close` do;
+    `stop` waits for the step in flight). Each step only reads, and its work is one
+    interpreter slice: between steps the host's threads take the interpreter (`Turns`,
+    domain `PacingRule`). A search waits for one step at most: one that comes first
+    reads what it needs itself. A step that fails ends the warming (searches then load
+    on demand, as without it)."""
+
+    vectors: VectorStore
+    turns: Turns
+    steps: WarmingSteps = WarmingSteps()
+    clock: Callable[[], float] = time.perf_counter
+    _thread: threading.Thread | None = attrs.field(init=False, default=None)
+    _stopping: threading.Event = attrs.field(init=False, factory=threading.Event)
+    _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
+
+    def start(self, first: AppId | None = None) -> None:
+        """Warm in the background, the app `first` before the others (nothing if it
+        is warming already)."""
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._stopping.clear()
+            self._thread = threading.Thread(
+                target=self._work, args=(first,), name="chat-recall-warming", daemon=True
+            )
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Stop after the step in flight; True when the thread has ended."""
+        with self._lock:
+            self._stopping.set()
+            thread = self._thread
+            if thread is not None:
+                thread.join(timeout)
+                if thread.is_alive():
+                    return False
+            self._thread = None
+            return True
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def run(self, first: AppId | None = None) -> int:
+        """Warm every app of the plan in the calling thread; the vectors loaded."""
+        loaded = 0
+        for app_id in warming_order(self.vectors.vector_memory(), first):
+            rows = self.steps.first_rows
+            while not self._stopping.is_set():
+                began = self.clock()
+                step = self.vectors.warm(app_id, rows)
+                if step == 0:
+                    break
+                loaded += step
+                rows = self.steps.next_rows(rows, self.clock() - began, self.turns.slice_seconds)
+                self.turns.take()
+            if self._stopping.is_set():
+                break
+        return loaded
+
+    def _work(self, first: AppId | None) -> None:
+        try:
+            self.run(first)
+        except ChatRecallError as error:
+            _log().warning("warming the vectors stopped (%s)", error.kind)
+        except Exception:  # an optimisation: its failure must never reach the host
+            _log().warning("warming the vectors failed", exc_info=True)

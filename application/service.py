@@ -36,6 +36,7 @@ from chat_recall.domain.projection import MarkupPolicy
 if TYPE_CHECKING:
     from chat_recall.application.importing import ImportTarget
     from chat_recall.application.indexer import Indexer
+    from chat_recall.application.semantic import Warming
 
 
 # How soon `wait_until_indexed` looks again when the background indexer is idle but
@@ -88,6 +89,9 @@ class ChatRecall:
     _imports: Deferred[ImportTarget]
     # The vectors beside the index (`VectorStore`); None for a storage without them.
     _vectors: Deferred[VectorStore] | None = None
+    # Loads the vectors searches read ahead of the first search; None with the
+    # semantic layer off.
+    _warming: Deferred[Warming] | None = None
     _closers: list[Callable[[], None]] = attrs.field(init=False, factory=list)
 
     @property
@@ -187,12 +191,26 @@ class ChatRecall:
         return self.audit.repair()
 
     def start(self) -> None:
-        """Run the background indexer (its own connection); `notify()` after writes."""
+        """Run the background indexer (its own connection); `notify()` after writes.
+        With the semantic layer on, also `warm()`."""
         self.indexer.start()
+        self.warm()
+
+    def warm(self, app_id: AppId | None = None) -> None:
+        """With the semantic layer on, load the vectors searches read into memory in
+        a short-lived background thread (`Warming`), so that the first search after
+        start does not wait for them; `start()` does it. A host that knows which app
+        it serves names it (before `start()`): that app is loaded first. Nothing with
+        the layer off, or while warming runs already."""
+        if self._warming is not None:
+            self._warming.get().start(app_id)
 
     def stop(self) -> None:
+        """Stop the background indexer and the warming."""
         if self._indexer.built:
             self.indexer.stop()
+        if self._warming is not None and self._warming.built:
+            self._warming.get().stop()
 
     def indexed_elsewhere(self) -> None:
         """Declare that another process runs the indexer for this database (a host's

@@ -1,7 +1,9 @@
 """`VectorStoreContract`: the vectors beside the index (`domain.ports.VectorStore`):
 off until a model is recorded, app scope, deletes hidden at once, a vector only for
-the text it was made from, a model change, turning off, bounded writes, and work that
-survives a restart half way (crash safety: every step is its own transaction).
+the text it was made from, a model change, turning off, bounded writes, work that
+survives a restart half way (crash safety: every step is its own transaction), and
+warming (loading an app's vectors ahead of its first search) that never changes what
+a search finds, whatever is written or deleted meanwhile.
 
 The suite embeds with `WordHashEmbedder`: deterministic, no model files, near for
 texts that share words, so "nearest" has one right answer."""
@@ -356,3 +358,88 @@ class VectorStoreContract(HarnessLifecycle):
         assert "keep it" in seen
         assert secret not in seen
         assert "A1b2C3d4E5f6G7h8" not in seen
+
+    def test_warming_never_changes_what_a_search_finds(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        texts = [(USER, f"note {n} about topic{n % 4} and more{n % 3}") for n in range(30)]
+        seed_chat(recall.host, APP, "Notes", texts[:15])
+        seed_chat(recall.host, APP, "More", texts[15:])
+        seed_chat(recall.host, OTHER_APP, "Theirs", [(USER, "topic1 elsewhere")])
+        embed_all(recall, WordHashEmbedder())
+        (query,) = WordHashEmbedder().embed(["topic1 more2"], Purpose.QUERY)
+
+        def searched(facade: ChatRecall) -> tuple[object, object]:
+            chats = facade.vectors.nearest_chats(
+                APP, query, 5, per_chat=3, mean_weight=0.5, centered=True
+            )
+            found = facade.vectors.nearest(APP, query, 10, centered=True)
+            return (
+                [
+                    (c.chat_id, [m.message_id for m in c.best], round(c.similarity, 5))
+                    for c in chats
+                ],
+                [(m.message_id, round(m.similarity, 5)) for m in found],
+            )
+
+        cold = searched(recall)
+        if harness.capabilities.durable:
+            recall = harness.reopen()  # nothing loaded yet
+        warmed = 0
+        for _ in range(40):  # bounded: one row a step, and then nothing more
+            step = recall.vectors.warm(APP, 1)
+            assert step in (0, 1)
+            if step == 0:
+                break
+            warmed += step
+        assert recall.vectors.warm(APP, 1) == 0
+        assert warmed in (0, 30)  # all of the app, or nothing (a store holding none apart)
+        assert searched(recall) == cold
+
+    def test_a_search_during_warming_sees_every_write_and_delete(
+        self, harness: StorageHarness
+    ) -> None:
+        recall = harness.recall()
+        chat, ids = seed_chat(
+            recall.host, APP, "Auth", [(USER, f"passkeys note {n}") for n in range(6)]
+        )
+        embedder = WordHashEmbedder()
+        embed_all(recall, embedder)
+        if harness.capabilities.durable:
+            recall = harness.reopen()
+        recall.vectors.warm(APP, 2)  # part of the app
+        recall.host.delete_message(ids[0])  # no indexer run: hidden at once
+        assert ids[0] not in near(recall, "passkeys note")
+        recall.vectors.warm(APP, 2)
+        recall.host.add_message(chat, USER, "passkeys later", 99)
+        recall.indexer.run_until_idle()
+        harness_publish(recall)
+        Embedding(embedder, recall.vectors, recall.index).run_until_done()
+        while recall.vectors.warm(APP, 1):
+            pass
+        found = near(recall, "passkeys note")
+        assert ids[0] not in found
+        assert set(ids[1:]) <= set(found)
+        assert len(found) == len(set(found)) == 6  # each once: no row held twice
+
+    def test_vector_memory_lists_each_apps_vectors(self, harness: StorageHarness) -> None:
+        recall = harness.recall()
+        seed_chat(recall.host, APP, "Auth", [(USER, "passkeys"), (USER, "argon2")])
+        seed_chat(recall.host, OTHER_APP, "Else", [(USER, "roses")])
+        assert recall.vectors.vector_memory().apps == ()  # the layer is off
+        embed_all(recall, WordHashEmbedder())
+        if harness.capabilities.durable:
+            recall = harness.reopen()
+        memory = recall.vectors.vector_memory()
+        listed = {app.app_id: app for app in memory.apps}
+        assert set(listed) <= {APP, OTHER_APP}
+        for app in listed.values():
+            assert app.rows == recall.vectors.vector_coverage(app.app_id).embedded
+            assert app.bytes > 0
+            assert not app.held
+        if listed:  # a store that holds vectors apart lists every app that has some
+            assert set(listed) == {APP, OTHER_APP}
+            while recall.vectors.warm(APP, 8):
+                pass
+            after = recall.vectors.vector_memory()
+            assert {a.app_id for a in after.apps if a.held} == {APP}
+            assert 0 < after.held_bytes <= after.budget_bytes

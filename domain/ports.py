@@ -44,6 +44,7 @@ from chat_recall.domain.semantic import (
 )
 from chat_recall.domain.telemetry import TelemetryEvent
 from chat_recall.domain.text.analysis import TextAnalysis
+from chat_recall.domain.warming import VectorMemory
 
 if TYPE_CHECKING:  # a search imports the ports, and never the indexing policies
     from chat_recall.domain.indexing import PlannedBatch
@@ -588,4 +589,21 @@ class VectorStore(Protocol):
         the app's (a bounded number of candidates, `CHAT_CANDIDATES`), then ranked
         exactly. A returned chat's figures count only its visible documents; a deleted
         document is never returned, from the moment its delete commits."""
+        ...
+
+    def vector_memory(self) -> VectorMemory:
+        """What the store holds in memory to search the vectors of the recorded model,
+        its budget for that, and each app's vectors as they would be held (what
+        `domain.warming.warming_order` plans by). A store that searches its vectors
+        where it keeps them holds nothing apart, and lists no app."""
+        ...
+
+    def warm(self, app_id: AppId, limit: int) -> int:
+        """One step of loading the app's vectors into memory before a search asks for
+        them: up to `limit` more, read without taking any write lock, and only while
+        they fit in the budget beside what is held (never pushing out what a search
+        used). Returns how many were loaded; 0 when nothing more is to be loaded for
+        this app (all of it is, a search loaded it, it does not fit, or the store
+        holds nothing apart). Never changes what a search returns: a search finds
+        every row written before it, warmed or not."""
         ...

@@ -26,6 +26,7 @@ from chat_recall.domain.semantic import (
     pack_vector,
     unpack_vector,
 )
+from chat_recall.domain.warming import VectorMemory
 
 SETTINGS = "semantic_settings"
 
@@ -167,6 +168,13 @@ class InMemoryVectorStore:
         columns = zip(*(unpack_vector(row[2], dimension) for row in rows), strict=True)
         mean = [math.fsum(c) / len(rows) for c in columns]
         return away_from(vector, mean, centering_share(len(rows)))
+
+    def vector_memory(self) -> VectorMemory:
+        """Nothing to warm: the twin searches its vectors where they are kept."""
+        return VectorMemory()
+
+    def warm(self, app_id: AppId, limit: int) -> int:
+        return 0
 
     def nearest(
         self,

@@ -22,6 +22,7 @@ from chat_recall.adapters.postgres.migrations import DOCS, META, SEQUENCE
 from chat_recall.adapters.vector_matrix import VectorMatrices
 from chat_recall.domain.model import AppId, ChatId, IndexDocument, MessageId
 from chat_recall.domain.semantic import EmbedTask, Similar, SimilarChat, VectorCoverage
+from chat_recall.domain.warming import VectorMemory
 
 if TYPE_CHECKING:
     from chat_recall.adapters.postgres.index_store import PostgresIndexStore
@@ -111,6 +112,34 @@ class _Rows:
                 )
             ]
         )
+
+    def count(self, app_id: AppId, model_key: int) -> int:
+        row = self.store.database.read(
+            lambda c: c.execute(
+                f"SELECT count(*) FROM {VECTORS} WHERE app_id = %s AND model = %s",
+                (app_id, model_key),
+            ).fetchone()
+        )
+        return 0 if row is None else int(row[0])
+
+    def apps(self, model_key: int) -> list[tuple[int, int, int, int]]:
+        def read(connection: Connection) -> list[tuple[int, int, int, int]]:
+            size = connection.execute(
+                f"SELECT octet_length(vector) FROM {VECTORS} WHERE model = %s LIMIT 1",
+                (model_key,),
+            ).fetchone()
+            if size is None:
+                return []
+            return [
+                (int(app), int(rows), int(newest), int(size[0]))
+                for app, rows, newest in connection.execute(
+                    f"SELECT app_id, count(*), max(seq) FROM {VECTORS} WHERE model = %s "
+                    "GROUP BY app_id ORDER BY app_id",
+                    (model_key,),
+                )
+            ]
+
+        return self.store.database.read(read, snapshot=True)
 
     def live(
         self, app_id: AppId, model_key: int, seqs: Sequence[int]
@@ -376,4 +405,22 @@ class PostgresVectorStore:
             exclude_chat_id=exclude_chat_id,
             floor=floor,
             centered=centered,
+        )
+
+    def vector_memory(self) -> VectorMemory:
+        key = self._search_key()
+        if key is None:
+            return VectorMemory(budget_bytes=self.matrices.budget_bytes)
+        return self.matrices.memory(_Rows(self), key)
+
+    def warm(self, app_id: AppId, limit: int) -> int:
+        key = self._search_key()
+        if key is None:
+            return 0
+        return self.matrices.warm(_Rows(self), app_id, key, limit)
+
+    def _search_key(self) -> int | None:
+        """The key of the model searched, while its tables exist."""
+        return self.database.read(
+            lambda c: _model_key(c) if _meta(c, TABLES) is not None else None, snapshot=True
         )

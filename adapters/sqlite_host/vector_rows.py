@@ -25,7 +25,7 @@ import attrs
 
 from chat_recall.adapters.sqlite_host import document_rows
 from chat_recall.adapters.sqlite_host.database import SqliteDatabase
-from chat_recall.adapters.sqlite_host.migrations import DOCS
+from chat_recall.adapters.sqlite_host.migrations import DOCS, META
 from chat_recall.adapters.sqlite_host.vector_tables import (
     DDL,
     DROPPING,
@@ -45,6 +45,7 @@ from chat_recall.adapters.sqlite_host.vector_tables import (
 from chat_recall.adapters.vector_matrix import VectorMatrices
 from chat_recall.domain.model import AppId, ChatId, MessageId
 from chat_recall.domain.semantic import EmbedTask, Similar, SimilarChat, VectorCoverage
+from chat_recall.domain.warming import VectorMemory
 
 
 @attrs.define
@@ -56,14 +57,40 @@ class _Rows:
     def rows_after(
         self, app_id: AppId, model_key: int, after_seq: int, limit: int
     ) -> list[tuple[int, int, int, bytes]]:
+        # The driver gives these columns as int and bytes already: the rows as fetched.
         with self.database.reading() as connection:
+            rows: list[tuple[int, int, int, bytes]] = connection.execute(
+                f"SELECT v.seq, v.message_id, d.chat_id, v.vector FROM {VECTORS} AS v "
+                f"JOIN {DOCS} AS d ON d.message_id = v.message_id AND d.app_id = v.app_id "
+                "WHERE v.app_id = ? AND v.model = ? AND v.seq > ? ORDER BY v.seq LIMIT ?",
+                (app_id, model_key, after_seq, limit),
+            ).fetchall()
+            return rows
+
+    def count(self, app_id: AppId, model_key: int) -> int:
+        with self.database.reading() as connection:
+            return int(
+                connection.execute(
+                    f"SELECT count(*) FROM {VECTORS} WHERE app_id = ? AND model = ?",
+                    (app_id, model_key),
+                ).fetchone()[0]
+            )
+
+    def apps(self, model_key: int) -> list[tuple[int, int, int, int]]:
+        # Counted from the (app, model, seq) index alone; one row gives the vector size
+        # (every vector of a model has its dimension).
+        with self.database.reading() as connection:
+            size = connection.execute(
+                f"SELECT length(vector) FROM {VECTORS} WHERE model = ? LIMIT 1", (model_key,)
+            ).fetchone()
+            if size is None:
+                return []
             return [
-                (int(seq), int(message_id), int(chat_id), bytes(vector))
-                for seq, message_id, chat_id, vector in connection.execute(
-                    f"SELECT v.seq, v.message_id, d.chat_id, v.vector FROM {VECTORS} AS v "
-                    f"JOIN {DOCS} AS d ON d.message_id = v.message_id AND d.app_id = v.app_id "
-                    "WHERE v.app_id = ? AND v.model = ? AND v.seq > ? ORDER BY v.seq LIMIT ?",
-                    (app_id, model_key, after_seq, limit),
+                (int(app), int(rows), int(newest), int(size[0]))
+                for app, rows, newest in connection.execute(
+                    f"SELECT app_id, count(*), max(seq) FROM {VECTORS} WHERE model = ? "
+                    "GROUP BY app_id ORDER BY app_id",
+                    (model_key,),
                 )
             ]
 
@@ -305,3 +332,29 @@ class SqliteVectorStore:
             floor=floor,
             centered=centered,
         )
+
+    def vector_memory(self) -> VectorMemory:
+        key = self._search_key()
+        if key is None:
+            return VectorMemory(budget_bytes=self.matrices.budget_bytes)
+        return self.matrices.memory(_Rows(self.database), key)
+
+    def warm(self, app_id: AppId, limit: int) -> int:
+        key = self._search_key()
+        if key is None:
+            return 0
+        return self.matrices.warm(_Rows(self.database), app_id, key, limit)
+
+    def _search_key(self) -> int | None:
+        """The key of the model searched, while its tables exist (one statement: a
+        warming step asks it every time)."""
+        with self.database.reading() as connection:
+            found = dict(
+                connection.execute(
+                    f"SELECT key, value FROM {META} WHERE key IN (?, ?, ?)",
+                    (MODEL, MODEL_KEY, TABLES),
+                ).fetchall()
+            )
+        if found.get(MODEL) is None or found.get(TABLES) is None or found.get(MODEL_KEY) is None:
+            return None
+        return int(found[MODEL_KEY])
