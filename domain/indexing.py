@@ -189,25 +189,15 @@ def _part(batch: IndexBatch, markers: Sequence[MessageMarker]) -> IndexBatch:
     )
 
 
-# The share of its budget a transaction aims at: the budget bounds what a host write
-# waits, and a transaction's length varies from one to the next with the machine's other
-# work, so one aimed at the budget itself would cross it about every other time (and
-# halve the next).
-AIM = 0.8
-
-
 @attrs.frozen
 class BatchSizing:
     """How many dirty messages one write transaction takes, adapted so that the
     transaction stays within its time budget (domain `PacingRule.budget`): one over
-    budget halves the size; a full one short of `AIM` of the budget grows in proportion
-    to the time left (at most doubling), within [minimum, maximum]. The budget, not
-    `maximum`, sets the size: each transaction costs a BEGIN, a COMMIT and a few lookups
-    whatever its size, so a cap that stops a fast machine's transactions well under
-    budget only costs speed. For the same reason growth is not "double while under half
-    the budget": where that fixed part is near half of a short budget (the writing
-    host's), sizes stopped growing with most of the budget unused. `initial` is the size
-    for `budget_seconds`; another budget starts in proportion (`at`)."""
+    budget halves the size, a full one under half the budget doubles it, within
+    [minimum, maximum]. The budget, not `maximum`, sets the size: each transaction costs
+    a BEGIN and a COMMIT whatever its size, so a cap that stops a fast machine's
+    transactions well under budget only costs speed. `initial` is the size for
+    `budget_seconds`; another budget starts in proportion (`at`)."""
 
     budget_seconds: float = 0.012
     initial: int = 64
@@ -236,11 +226,9 @@ class BatchSizing:
     def next_size(self, size: int, duration_seconds: float, *, full: bool) -> int:
         if duration_seconds > self.budget_seconds:
             return max(self.minimum, size // 2)
-        aim = self.budget_seconds * AIM
-        if not full or duration_seconds >= aim:
-            return size
-        grown = size * 2 if duration_seconds <= aim / 2 else int(size * aim / duration_seconds)
-        return min(self.maximum, max(size + 1, grown))
+        if full and duration_seconds < self.budget_seconds / 2:
+            return min(self.maximum, size * 2)
+        return size
 
 
 @attrs.frozen
