@@ -128,8 +128,11 @@ class SemanticSearch:
     def meaning(
         self, app_id: AppId, query: MeaningQuery, exclude_chat_id: ChatId | None
     ) -> Meaning:
-        """The chats nearest the (redacted) query, above the floor, compared by what
-        sets them apart within the app (`VectorStore.nearest_chats(centered=True)`)."""
+        """The chats nearest the (redacted) query, compared by what sets them apart
+        within the app (`VectorStore.nearest_chats(centered=True)`), with no floor:
+        the fusion policy decides which of them are candidates (`candidates`) and
+        judges confidence by their best documents (`confident`). A chat of many
+        topics can hold the one document that answers while its mean points away."""
         if self.embedder is None or self.vectors is None:
             return Meaning()
         try:
@@ -143,7 +146,6 @@ class SemanticSearch:
                 per_chat=self.per_chat,
                 mean_weight=policy.mean_weight,
                 exclude_chat_id=exclude_chat_id,
-                floor=policy.similarity_floor,
                 centered=True,
             )
         except ChatRecallError as error:

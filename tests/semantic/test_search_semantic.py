@@ -167,3 +167,33 @@ def test_no_secret_is_embedded_or_sent(service: StubService) -> None:
     for sample in samples:
         assert sample.secret not in sent, sample.kind
     assert "[redacted" in sent
+
+
+def test_confidence_judges_a_chat_by_its_best_message_even_when_its_mean_points_away() -> None:
+    """A long chat of many topics can hold the one message that answers while the mean
+    of its messages points elsewhere: the layer returns it whatever its chat-level
+    similarity, the fusion leaves it out of the places below the floor, and confidence
+    judges it by that message."""
+    from chat_recall.application.semantic import SemanticSearch
+    from chat_recall.contracts.fixtures import APP, USER, seed_chat
+    from chat_recall.contracts.vector_store import WordHashEmbedder, embed_all
+    from chat_recall.domain.search.fusion import FusionPolicy, LexicalEvidence
+    from chat_recall.domain.semantic import MeaningQuery, QueryWord
+
+    with chat_recall.in_memory() as recall:
+        topics = ["flour sugar butter", "tyres brakes engine", "tents rope lantern"]
+        texts = [(USER, topic) for topic in topics * 3] + [(USER, "passkeys replace passwords")]
+        long_chat, _ = seed_chat(recall.host, APP, "Everything", texts)
+        seed_chat(recall.host, APP, "Garden", [(USER, "roses tulips compost")])
+        embed_all(recall, WordHashEmbedder())
+        policy = FusionPolicy(similarity_floor=0.5, semantic_bar=0.6)
+        layer = SemanticSearch(WordHashEmbedder(), recall.vectors, fusion=policy)
+        query = MeaningQuery(
+            "passkeys passwords", (QueryWord("passkeys", 1.0), QueryWord("passwords", 1.0))
+        )
+        meaning = layer.meaning(APP, query, None)
+        (found,) = [chat for chat in meaning.chats if chat.chat_id == long_chat]
+        assert found.similarity < policy.similarity_floor
+        assert found.best[0].similarity >= policy.semantic_bar
+        assert long_chat not in [chat.chat_id for chat in policy.candidates(meaning.chats)]
+        assert policy.confident(LexicalEvidence(words=2, unmatched=2), meaning.chats)
