@@ -153,10 +153,7 @@ class Recovery:
                     recall = self.reopen()
                 except ChatRecallError as error:
                     return str(error)
-                if self.index:
-                    recall.start()
-                else:
-                    recall.indexed_elsewhere()
+                begin(recall, self.context, index=self.index)
                 self.recall = recall
             return self.recall
 
@@ -222,15 +219,24 @@ def run_stdio(server: Server[Any]) -> None:
     anyio.run(run)
 
 
+def begin(recall: ChatRecall, context: CallContext, *, index: bool) -> None:
+    """Start serving: the vectors of the one app this server answers for are warmed
+    first (with the semantic layer on), so its first search does not wait for them
+    behind the apps written last; with `index`, this process runs the indexer,
+    otherwise another does."""
+    recall.warm(context.app_id)
+    if index:
+        recall.start()
+    else:
+        recall.indexed_elsewhere()
+
+
 def serve(recall: ChatRecall, context: CallContext, *, index: bool = True) -> None:
     """Serve the facade; with `index`, this process runs the background indexer."""
     note = empty_app_note(recall, context)
     if note is not None:  # the client's log: MCP clients keep the server's stderr
         print(f"chat-recall mcp: {note}", file=sys.stderr, flush=True)
-    if index:
-        recall.start()
-    else:
-        recall.indexed_elsewhere()
+    begin(recall, context, index=index)
     try:
         run_stdio(build_server(recall, context, fresh=index, note=note))
     finally:

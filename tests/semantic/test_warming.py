@@ -94,6 +94,19 @@ def test_the_app_the_host_names_is_warmed_even_when_the_budget_holds_one(
         assert held_apps(recall) == {1}
 
 
+@pytest.mark.parametrize("index", [True, False], ids=["indexing", "indexed-elsewhere"])
+def test_the_mcp_server_warms_the_app_it_serves_first(database: Path, index: bool) -> None:
+    from chat_recall.adapters.mcp_server import begin
+
+    with chat_recall.sqlite(database) as probe:
+        one_app = max(a.bytes for a in probe.vectors.vector_memory().apps)
+    with chat_recall.sqlite(database) as recall:
+        recall.vectors.matrices.budget_bytes = one_app + one_app // 2  # type: ignore[attr-defined]
+        begin(recall, chat_recall.CallContext(app_id=chat_recall.AppId(1)), index=index)
+        assert until(lambda: not warming_threads())
+        assert held_apps(recall) == {1}  # app 2 was written last
+
+
 def test_close_in_the_middle_of_warming_leaves_no_thread(database: Path) -> None:
     before = sorted(t.name for t in threading.enumerate())
     for _ in range(3):
