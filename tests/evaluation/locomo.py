@@ -16,7 +16,8 @@ conversation is; dated by the session's date), each turn a message labelled with
 dialogue id, each question a question whose gold is its evidence. Questions are asked
 as written (`full`) and as their content words (`keywords`: the question without the
 stopwords of test_strictness.py, as an agent would shorten it). Halves are dealt by
-`make_split`'s rule, so the same question is always in the same half.
+`make_split`'s rule, so the same question is always in the same half; `--half` asks
+only that half's questions (every conversation is indexed either way).
 
 Evidence ids are read leniently (`D8:6; D9:17` and `D:11:26` occur); ids that name no
 turn are dropped, and a question left without evidence is skipped (the count is
@@ -34,6 +35,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from chat_recall.domain.messages import Role
 from chat_recall.domain.text.analysis import TextAnalysis
@@ -170,12 +173,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"sessions ({messages} turns) in {len(apps)} conversations; {skipped} questions "
         "skipped (no evidence naming a turn)\n"
     )
+    chosen = HALVES if arguments.half == "both" else (arguments.half,)
+    # Only the chosen half's questions are asked (the index holds every conversation).
+    apps = tuple(
+        attrs.evolve(app, questions=tuple(q for q in app.questions if split[q.id] in chosen))
+        for app in apps
+    )
     corpora = Corpora(memory=arguments.memory, apps=apps, semantic=semantic)
     results = {
         "plain": evaluate(corpora, plain(), split),
         "shipped": evaluate(corpora, shipped(), split),
     }
-    chosen = HALVES if arguments.half == "both" else (arguments.half,)
     print(summary_table(results, chosen) + "\n")
     for half in chosen:
         for form in FORMS:

@@ -82,3 +82,14 @@ def test_the_runner_prints_the_tables(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "3 questions x 2 forms over 2 sessions (4 turns) in 1 conversations" in out
     assert "| shipped | tuning | full |" in out
     assert "| temporal |" in out
+
+
+def test_the_runner_asks_only_the_chosen_half(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "26.json"
+    path.write_text(json.dumps({**CONVERSATION, "qa": QA}), encoding="utf-8")
+    main([str(path), "--memory", "--half", "tuning"])
+    out = capsys.readouterr().out
+    assert "| shipped | tuning | full |" in out
+    assert "held_out" not in out
