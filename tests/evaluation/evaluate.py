@@ -123,6 +123,8 @@ class Corpus:
     apps: tuple[App, ...]
     chat_ids: Mapping[tuple[int, str], int]  # (app, chat key) -> chat id
     message_ids: Mapping[tuple[int, str], int]  # (app, label) -> message id
+    # The SQLite file's directory: removed when the corpus is dropped or the run ends.
+    workdir: tempfile.TemporaryDirectory[str] | None = attrs.field(default=None, eq=False)
 
 
 def load(
@@ -142,6 +144,7 @@ def load(
     (a public benchmark's, `locomo.py`). `semantic` turns the semantic layer on: every
     message is embedded too before this returns."""
     analysis = analysis or TextAnalysis.default()
+    workdir = None
     if postgres is not None:
         recall = bootstrap.postgres(
             _fresh_schema(postgres, "evaluation_" + re.sub(r"\W", "_", analysis.name)),
@@ -155,7 +158,8 @@ def load(
         # A file, not one shared `:memory:` connection: there the indexer's writes share
         # a connection with every read, and the interrupt that ends a write transaction
         # at its time limit can outlive it while a read's statement is still open.
-        path = Path(tempfile.mkdtemp(prefix="chat-recall-evaluation-")) / "history.db"
+        workdir = tempfile.TemporaryDirectory(prefix="chat-recall-evaluation-")
+        path = Path(workdir.name) / "history.db"
         recall = bootstrap.sqlite(
             path, create_host_schema=True, analysis=analysis, engine=engine, semantic=semantic
         )
@@ -179,7 +183,7 @@ def load(
                 if message.label is not None:
                     message_ids[(app.id, message.label)] = message_id
     recall.indexer.run_until_idle()
-    return Corpus(recall, apps, chat_ids, message_ids)
+    return Corpus(recall, apps, chat_ids, message_ids, workdir)
 
 
 def _fresh_schema(url: str, schema: str) -> str:
