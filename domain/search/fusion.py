@@ -108,10 +108,11 @@ class FusionPolicy:
     mean_weight: float = 0.5
     # Confidence by words alone: the best keyword chat holds this weighted share of the
     # query. With meaning at hand: this weighted share, and at most `unmatched_bar` of
-    # the query's words occurring nowhere ...
+    # the query's words occurring nowhere (a quarter: a question of four words or more
+    # may name one thing in a word of its own that the answer says otherwise) ...
     lexical_bar: float = 0.15
     lexical_bar_with_meaning: float = 0.15
-    unmatched_bar: float = 0.2
+    unmatched_bar: float = 0.25
     # ... or by meaning: a semantic match at least this near.
     semantic_bar: float = 0.15
     # Not confident: at most this many candidates, each marked weak.
@@ -148,9 +149,10 @@ class FusionPolicy:
         return not with_meaning or lexical.unmatched <= self.unmatched_bar * lexical.words
 
     def confident(self, lexical: LexicalEvidence, semantic: Sequence[SimilarChat] | None) -> bool:
-        """Whether any result passes the lexical or the semantic bar (a chat's best
-        document, at least `semantic_bar` near); `semantic` None: no meaning to judge
-        by (the layer off, or its model failing)."""
+        """Whether any result passes the lexical or the semantic bar (the best
+        document of any chat the layer found, at least `semantic_bar` near, whether or
+        not its chat is a candidate above the floor); `semantic` None: no meaning to
+        judge by (the layer off, or its model failing)."""
         if semantic is None:
             return self.lexically_confident(lexical, with_meaning=False)
         if self.lexically_confident(lexical, with_meaning=True):
