@@ -21,6 +21,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from functools import partial
 from typing import TypeVar
 
@@ -134,26 +135,75 @@ class SqliteFts5IndexStore:
         self, connection: sqlite3.Connection, documents: Sequence[IndexDocument]
     ) -> list[QuarantinedRow]:
         """Set-based: one lookup finds which sources still exist as the documents say
-        (the others are left out: deleted or moved since they were read), the ids that
-        already have a document are removed (`remove`), and each app table gets its
-        documents in one statement over a JSON array (see `_forget` for why).
+        (the others are left out: deleted or moved since they were read), which
+        documents are described as they are already, and what the ids hold now
+        (documents, purge rows, quarantine); the ids whose document changes are removed
+        (as `remove` does), and each app table gets its documents in one statement over
+        a JSON array (see `_forget` for why). `to_put` is the reading, `write` the
+        writing: a unit of work reads before it takes the write lock.
 
         The documents of an app whose table reports damage are quarantined instead
         (`index_damaged`) and returned: the other apps' documents are written."""
-        documents = document_rows.still_sourced(connection, self.database.schema, documents)
-        documents = self._without_unchanged(connection, documents)
+        return self.write(connection, self.to_put(connection, documents))
+
+    def to_put(
+        self,
+        connection: sqlite3.Connection,
+        documents: Sequence[IndexDocument],
+        *,
+        removed: AbstractSet[MessageId] = frozenset(),
+    ) -> Put:
+        """What `put` writes, read in the caller's transaction (nothing is written):
+        with `removed`, the ids the same transaction removes first (never unchanged)."""
         if not documents:
-            return []
-        self.remove(connection, [document.message_id for document in documents])
+            return Put()
+        found = _Found.look_up(connection, self.database.schema, documents)
+        documents = document_rows.sourced_documents(documents, found.sourced)
+        documents = self._without_unchanged(connection, documents, found.described - removed)
+        if not documents:
+            return Put()
+        ids = {document.message_id for document in documents}
+        held = [(m, a) for m, a in found.held if m in ids]
         by_app: dict[AppId, list[IndexDocument]] = {}
         for document in documents:
             by_app.setdefault(document.app_id, []).append(document)
+        return Put(
+            documents=tuple(documents),
+            held=tuple(sorted({m for m, _ in held})),
+            held_apps=frozenset(a for _, a in held),
+            quarantined=tuple(m for m in ids if m in found.quarantined),
+            texts={
+                app_id: _text_rows(connection, app_documents, self.analysis)
+                for app_id, app_documents in by_app.items()
+            },
+            described={
+                app_id: document_rows.described_rows(app_documents)
+                for app_id, app_documents in by_app.items()
+            },
+            by_app=by_app,
+        )
+
+    def write(self, connection: sqlite3.Connection, put: Put) -> list[QuarantinedRow]:
+        """Write what `to_put` read, in the same transaction."""
+        if not put.documents:
+            return []
+        self._drop(connection, put.held, set(put.held_apps))
+        if put.quarantined:
+            connection.execute(
+                f"DELETE FROM {QUARANTINE} WHERE message_id IN (SELECT value FROM json_each(?))",
+                (as_json(put.quarantined),),
+            )
         set_aside: list[QuarantinedRow] = []
-        for app_id, app_documents in by_app.items():
+        for app_id, app_documents in put.by_app.items():
             self._written.add(app_id)
             table = quote(self._ensure_table(connection, app_id))
-            texts = partial(_insert_texts, connection, table, app_documents, self.analysis)
-            described = partial(document_rows.insert_rows, connection, app_documents)
+            texts = partial(_insert_texts, connection, table, put.texts[app_id])
+            described = partial(
+                document_rows.insert_rows,
+                connection,
+                app_documents,
+                described=put.described[app_id],
+            )
             if not self._on_app_table(connection, app_id, texts) or not self._on_app_table(
                 connection, app_id, described, shared=True
             ):
@@ -168,30 +218,20 @@ class SqliteFts5IndexStore:
         return set_aside
 
     def _without_unchanged(
-        self, connection: sqlite3.Connection, documents: Sequence[IndexDocument]
+        self,
+        connection: sqlite3.Connection,
+        documents: Sequence[IndexDocument],
+        described: set[int],
     ) -> list[IndexDocument]:
-        """The documents that differ from the visible document their message has now.
-        One that is the same, text and description, is left as it is: an FTS5 delete
+        """The documents that differ from the visible document their message has now
+        (`described`: the ids whose visible document is described as theirs is). One
+        that is the same, text and description, is left as it is: an FTS5 delete
         reads the stored text back and tokenizes it again, so replacing a document by
         itself costs about twice its first write, and a `rebuild` in place (or a change
         of projection that leaves most messages as they were) would pay that for every
         message while holding the write lock. A document hidden by a deletion record is
         never the same: putting it supersedes the record."""
-        if not documents:
-            return []
-        row = connection.execute(
-            f"SELECT json_group_array(d.message_id) FROM {DOCS} AS d "
-            "JOIN json_each(?) AS n ON d.message_id = n.value ->> 0 "
-            "AND d.app_id = n.value ->> 1 AND d.chat_id = n.value ->> 2 "
-            "AND d.role = n.value ->> 3 AND d.created_at = n.value ->> 4 "
-            "AND d.is_compaction_summary = n.value ->> 5 "
-            "AND d.projection_truncated = n.value ->> 6 "
-            f"WHERE NOT EXISTS (SELECT 1 FROM {DELETED_MESSAGES} AS x "
-            "WHERE x.message_id = d.message_id)",
-            (as_json([document_rows.described(d) for d in documents]),),
-        ).fetchone()
-        described = set(json.loads(row[0]))
-        if not described:
+        if not documents or not described:
             return list(documents)
         same: set[int] = set()
         by_app: dict[AppId, list[IndexDocument]] = {}
@@ -218,18 +258,33 @@ class SqliteFts5IndexStore:
 
     def remove(self, connection: sqlite3.Connection, message_ids: Sequence[MessageId]) -> None:
         """Remove documents; a message put or removed is out of quarantine too."""
+        self.write_removal(connection, self.to_remove(connection, message_ids))
+
+    def to_remove(
+        self, connection: sqlite3.Connection, message_ids: Sequence[MessageId]
+    ) -> Removal:
+        """What `remove` writes, read in the caller's transaction (nothing is written)."""
         if not message_ids:
-            return
+            return Removal()
         ids = as_json(list(message_ids))
-        self._forget(connection, ids)
+        existing, apps = self._held(connection, ids)
+        return Removal(ids, tuple(existing), frozenset(apps))
+
+    def write_removal(self, connection: sqlite3.Connection, removal: Removal) -> None:
+        """Write what `to_remove` read, in the same transaction."""
+        if not removal.ids:
+            return
+        self._drop(connection, removal.held, set(removal.held_apps))
         connection.execute(
             f"DELETE FROM {QUARANTINE} WHERE message_id IN (SELECT value FROM json_each(?))",
-            (ids,),
+            (removal.ids,),
         )
 
     def set_aside(self, connection: sqlite3.Connection, rows: Sequence[QuarantinedRow]) -> None:
         """Quarantine rows: their documents go (the content they were built from
         changed into something unreadable), their reason stays."""
+        if not rows:  # a batch's usual case: no statement at all
+            return
         self.remove(connection, [row.message_id for row in rows])
         self._quarantine(connection, rows)
 
@@ -250,6 +305,12 @@ class SqliteFts5IndexStore:
         host's busy process can be a switch interval or more while the write lock is
         held; one statement per id made batches of a few documents hold it far past
         their budget under load (docs/results.md)."""
+        self._drop(connection, *self._held(connection, ids))
+
+    @staticmethod
+    def _held(connection: sqlite3.Connection, ids: str) -> tuple[list[int], set[AppId]]:
+        """Which of the ids (a JSON array) have a document or a purge row, and in which
+        apps."""
         found = connection.execute(
             f"""
             SELECT json_group_array(DISTINCT message_id), json_group_array(DISTINCT app_id)
@@ -261,11 +322,17 @@ class SqliteFts5IndexStore:
             """,
             (ids,),
         ).fetchone()
-        existing, apps = json.loads(found[0]), json.loads(found[1])
+        return json.loads(found[0]), {AppId(app) for app in json.loads(found[1])}
+
+    def _drop(
+        self, connection: sqlite3.Connection, existing: Sequence[int], apps: set[AppId]
+    ) -> None:
+        """`_forget` of the ids that have a document or a purge row (`existing`), in
+        the apps `apps`."""
         if not existing:
             return
         existing_ids = as_json(existing)
-        for app_id in sorted(AppId(app) for app in apps):
+        for app_id in sorted(apps):
             self._written.add(app_id)
             if self._table_exists(connection, app_id):
                 # A damaged table keeps the rows: without their documents no read finds
@@ -879,19 +946,18 @@ def _collect(read: Callable[[], sqlite3.Cursor], into: list[tuple[int, str, str,
     into.extend(read())
 
 
-def _insert_texts(
-    connection: sqlite3.Connection,
-    table: str,
-    documents: Sequence[IndexDocument],
-    analysis: TextAnalysis,
-) -> None:
-    """The documents' texts into an app's FTS5 table: one multi-row `VALUES` statement
-    per TEXT_ROWS documents, the texts bound as they are. Not a JSON array like the
-    other statements here: for texts, encoding the array in Python and parsing it again
-    in SQLite (`json_each`, `->>`) made the statement markedly slower (docs/results.md).
-    Still one statement for a whole batch (see `_forget` for why that matters). Under
-    an analysis that writes its stems, the stems go to title and body, the texts beside
-    them (`WRITTEN_TEXT_COLUMNS`)."""
+def _text_rows(
+    connection: sqlite3.Connection, documents: Sequence[IndexDocument], analysis: TextAnalysis
+) -> tuple[tuple[str, list[object]], ...]:
+    """The statements (the part after the table's name, and their values) that put
+    the documents' texts into an app's FTS5 table (`_insert_texts`), made before the
+    write lock is taken: one multi-row `VALUES` statement per TEXT_ROWS documents, the
+    texts bound as they are. Not a JSON array like the other statements here: for
+    texts, encoding the array in Python and parsing it again in SQLite (`json_each`,
+    `->>`) made the statement markedly slower (docs/results.md). Still one statement
+    for a whole batch (see `_forget` for why that matters). Under an analysis that
+    writes its stems, the stems go to title and body, the texts beside them
+    (`WRITTEN_TEXT_COLUMNS`)."""
     if analysis.writes_stems:
         columns = "rowid, title, body, chat_ref, " + ", ".join(WRITTEN_TEXT_COLUMNS)
 
@@ -907,12 +973,21 @@ def _insert_texts(
     width = columns.count(",") + 1
     marks = "(" + ", ".join("?" * width) + ")"
     rows = min(TEXT_ROWS, connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width)
-    for start in range(0, len(documents), rows):
-        chunk = documents[start : start + rows]
-        connection.execute(
-            f"INSERT INTO {table}({columns}) VALUES " + ", ".join([marks] * len(chunk)),
+    return tuple(
+        (
+            f"({columns}) VALUES " + ", ".join([marks] * len(chunk)),
             [value for d in chunk for value in values(d)],
         )
+        for chunk in (documents[start : start + rows] for start in range(0, len(documents), rows))
+    )
+
+
+def _insert_texts(
+    connection: sqlite3.Connection, table: str, statements: Sequence[tuple[str, list[object]]]
+) -> None:
+    """The texts into an app's FTS5 table (`_text_rows` made the statements)."""
+    for rest, values in statements:
+        connection.execute(f"INSERT INTO {table}{rest}", values)
 
 
 def _unsourced(s: HostSchema) -> str:
@@ -946,3 +1021,79 @@ def reason_of(stored: str) -> UnreadableReason:
         return UnreadableReason(stored)
     except ValueError:
         return UnreadableReason.INDEXING_FAILED
+
+
+@attrs.frozen
+class Put:
+    """What `SqliteFts5IndexStore.put` writes, read and made ready before the write lock
+    (`to_put`): the documents to write, grouped by app with their statements' values,
+    what their ids hold now (documents or purge rows to drop first, and in which apps;
+    quarantine entries to end)."""
+
+    documents: tuple[IndexDocument, ...] = ()
+    held: tuple[int, ...] = ()
+    held_apps: frozenset[AppId] = frozenset()
+    quarantined: tuple[int, ...] = ()
+    texts: dict[AppId, tuple[tuple[str, list[object]], ...]] = attrs.field(factory=dict)
+    described: dict[AppId, str] = attrs.field(factory=dict)
+    by_app: dict[AppId, list[IndexDocument]] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Removal:
+    """What `SqliteFts5IndexStore.remove` writes (`to_remove`): the ids (a JSON array),
+    those with a document or a purge row, and their apps."""
+
+    ids: str = ""
+    held: tuple[int, ...] = ()
+    held_apps: frozenset[AppId] = frozenset()
+
+
+@attrs.frozen
+class _Found:
+    """What a batch's documents' ids hold now, read in one statement at the start of
+    `put` (inside its transaction, so nothing changes under it): the sources as they
+    exist (`document_rows.sourced`), the ids whose visible document is described as
+    the new one is, each (id, app) with a document or a purge row, and the ids in
+    quarantine. One statement rather than one per question: see `_forget`."""
+
+    sourced: str  # a JSON array, for `document_rows.sourced_documents`
+    described: set[int]
+    held: list[tuple[int, AppId]]
+    quarantined: set[int]
+
+    @classmethod
+    def look_up(
+        cls, connection: sqlite3.Connection, schema: HostSchema, documents: Sequence[IndexDocument]
+    ) -> _Found:
+        row = connection.execute(
+            f"""
+            SELECT {document_rows.sourced(schema, "?1")},
+            (SELECT json_group_array(d.message_id) FROM {DOCS} AS d
+             JOIN json_each(?2) AS n ON d.message_id = n.value ->> 0
+             AND d.app_id = n.value ->> 1 AND d.chat_id = n.value ->> 2
+             AND d.role = n.value ->> 3 AND d.created_at = n.value ->> 4
+             AND d.is_compaction_summary = n.value ->> 5
+             AND d.projection_truncated = n.value ->> 6
+             WHERE NOT EXISTS (SELECT 1 FROM {DELETED_MESSAGES} AS x
+                               WHERE x.message_id = d.message_id)),
+            (SELECT json_group_array(json_array(message_id, app_id))
+             FROM (SELECT message_id, app_id FROM {DOCS}
+                   WHERE message_id IN (SELECT value FROM json_each(?1))
+                   UNION ALL
+                   SELECT message_id, app_id FROM {PURGE}
+                   WHERE message_id IN (SELECT value FROM json_each(?1)))),
+            (SELECT json_group_array(message_id) FROM {QUARANTINE}
+             WHERE message_id IN (SELECT value FROM json_each(?1)))
+            """,
+            (
+                json.dumps([d.message_id for d in documents]),
+                as_json([document_rows.described(d) for d in documents]),
+            ),
+        ).fetchone()
+        return cls(
+            sourced=row[0],
+            described=set(json.loads(row[1])),
+            held=[(int(m), AppId(a)) for m, a in json.loads(row[2])],
+            quarantined=set(json.loads(row[3])),
+        )

@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import attrs
 
@@ -46,6 +47,8 @@ from chat_recall.domain.errors import (
 )
 
 BUSY_TIMEOUT_MS = 5_000
+R = TypeVar("R")
+T = TypeVar("T")
 # Our commits checkpoint the WAL once it holds this many frames (SQLite's default: 1,000).
 WAL_CHECKPOINT_FRAMES = 250
 
@@ -255,29 +258,62 @@ class SqliteDatabase:
         own (`SqliteHostWriter`). With a time limit, a transaction still open at it is
         interrupted and rolled back, and `TransactionOverTime` raised (`time_limit.py`);
         the COMMIT itself is never interrupted."""
+        with self._transaction("BEGIN IMMEDIATE", time_limit_seconds, paced) as (connection, _):
+            yield connection
+
+    def read_then_write(
+        self,
+        reads: Callable[[sqlite3.Connection], R],
+        writes: Callable[[sqlite3.Connection, R], T],
+        *,
+        time_limit_seconds: float | None = None,
+    ) -> T:
+        """One paced write transaction as `writing`, whose `reads` come before its
+        `writes` and hold no lock: it begins as a read (BEGIN DEFERRED), and its first
+        write takes the write lock. SQLite grants it only if nobody committed since the
+        reads' snapshot, so the writes act on what is there, as under BEGIN IMMEDIATE;
+        the lock is held (and timed, for the pacer) from the first write. If it is not
+        granted (the host committed meanwhile, or holds the lock), the transaction is
+        rolled back and done again under BEGIN IMMEDIATE."""
+        try:
+            with self._transaction("BEGIN", time_limit_seconds, True) as (connection, lock):
+                found = reads(connection)
+                lock.taken()
+                return writes(connection, found)
+        except _NotGranted:
+            pass
+        with self.writing(time_limit_seconds=time_limit_seconds) as connection:
+            return writes(connection, reads(connection))
+
+    @contextlib.contextmanager
+    def _transaction(
+        self, begin: str, time_limit_seconds: float | None, paced: bool
+    ) -> Iterator[tuple[sqlite3.Connection, _LockTaken]]:
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
             with translate_errors():
                 if paced:
                     self._notice_host(connection)
                     self.pacer.begin()
-                connection.execute("BEGIN IMMEDIATE")
-                acquired = time.perf_counter()
+                connection.execute(begin)
+                lock = _LockTaken(time.perf_counter())
                 try:
                     with self._limited(connection, time_limit_seconds):
-                        yield connection
-                except BaseException:
+                        yield connection, lock
+                except BaseException as error:
                     if isinstance(connection, WriterConnection):  # no statement stays
                         connection.close_cursors()  # interrupted (`time_limit.py`)
                     if connection.in_transaction:  # SQLite may have rolled it back itself
                         self._roll_back(connection)
-                    self._held(acquired, paced)
+                    self._held(lock.at, paced)
+                    if begin == "BEGIN" and _busy(error):
+                        raise _NotGranted from error
                     raise
                 timer = CommitTimer.started()
                 connection.execute("COMMIT")
                 commit = timer.stop()
-                self.lock_stats.record_commit(acquired, commit)
-                self._held(acquired, paced, commit.seconds)
+                self.lock_stats.record_commit(lock.at, commit)
+                self._held(lock.at, paced, commit.seconds)
 
     def _roll_back(self, connection: sqlite3.Connection) -> None:
         """End an abandoned transaction. A statement still active that no cursor of ours
@@ -501,3 +537,26 @@ def translate(error: sqlite3.Error) -> ChatRecallError:
     if "no such table" in message or "no such module" in message:
         return IndexUnavailable(f"the derived index is not usable: {message}")
     return StorageError(message)
+
+
+@attrs.define
+class _LockTaken:
+    """When a transaction took the write lock: at BEGIN IMMEDIATE, or at the first
+    write of one that began with reads (`read_then_write`)."""
+
+    at: float
+
+    def taken(self) -> None:
+        self.at = time.perf_counter()
+
+
+class _NotGranted(Exception):
+    """A transaction that began with reads could not take the write lock."""
+
+
+def _busy(error: BaseException) -> bool:
+    """Whether the lock was refused (SQLITE_BUSY, with SQLITE_BUSY_SNAPSHOT: the
+    snapshot read is not the newest)."""
+    if isinstance(error, sqlite3.Error):
+        return _code(error) == SQLITE_BUSY
+    return isinstance(error, StorageBusy)

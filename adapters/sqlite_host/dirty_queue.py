@@ -48,20 +48,39 @@ class SqliteDirtyQueue:
         """Inside the caller's transaction: clear message markers whose seq is
         unchanged (a newer mark of the same id keeps it dirty). Returns the ids
         cleared: the ones whose rows no host write changed since they were read."""
+        unchanged = SqliteDirtyQueue.unchanged(connection, markers)
+        SqliteDirtyQueue.delete(connection, unchanged)
+        return set(SqliteDirtyQueue.ids(unchanged))
+
+    @staticmethod
+    def ids(unchanged: str) -> list[MessageId]:
+        """The ids of a JSON array (`unchanged`'s)."""
+        return [MessageId(message_id) for message_id in json.loads(unchanged)]
+
+    @staticmethod
+    def unchanged(connection: sqlite3.Connection, markers: Sequence[MessageMarker]) -> str:
+        """The ids of the markers whose seq is unchanged, as a JSON array (`clear`'s
+        read: `delete` them in the same transaction)."""
         if not markers:
-            return set()
-        # Two statements whatever the batch size (see `SqliteFts5IndexStore._forget`).
+            return "[]"
+        # One statement whatever the batch size (see `SqliteFts5IndexStore._forget`).
         row = connection.execute(
             f"SELECT json_group_array(d.message_id) FROM json_each(?) AS j "
             f"JOIN {DIRTY_MESSAGES} AS d "
             "ON d.message_id = j.value ->> 0 AND d.seq = j.value ->> 1",
             (json.dumps([(marker.id, marker.seq) for marker in markers]),),
         ).fetchone()
-        connection.execute(
-            f"DELETE FROM {DIRTY_MESSAGES} WHERE message_id IN (SELECT value FROM json_each(?))",
-            (row[0],),
-        )
-        return {MessageId(message_id) for message_id in json.loads(row[0])}
+        return str(row[0])
+
+    @staticmethod
+    def delete(connection: sqlite3.Connection, ids: str) -> None:
+        """Delete the markers of these ids (a JSON array)."""
+        if ids != "[]":
+            connection.execute(
+                f"DELETE FROM {DIRTY_MESSAGES} "
+                "WHERE message_id IN (SELECT value FROM json_each(?))",
+                (ids,),
+            )
 
     def pending_messages(
         self, limit: int, *, after: MessageId | None = None

@@ -93,15 +93,26 @@ def described(d: IndexDocument) -> tuple[int, int, int, str, int, int, int]:
     )
 
 
-def insert_rows(connection: sqlite3.Connection, documents: Sequence[IndexDocument]) -> None:
+def described_rows(documents: Sequence[IndexDocument]) -> str:
+    """The documents' rows in `DOCS`, as `insert_rows` takes them (a JSON array)."""
+    return as_json([described(d) for d in documents])
+
+
+def insert_rows(
+    connection: sqlite3.Connection,
+    documents: Sequence[IndexDocument],
+    *,
+    described: str | None = None,
+) -> None:
     """The rows of documents just written (their ids hold no row now), in one
-    statement over a JSON array whatever their number (see `as_json`)."""
+    statement over a JSON array whatever their number (see `as_json`); `described`:
+    that array, made already (`described_rows`)."""
     connection.execute(
         f"INSERT INTO {DOCS}(message_id, app_id, chat_id, role, created_at, "
         "is_compaction_summary, projection_truncated) "
         "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, "
         "value ->> 5, value ->> 6 FROM json_each(?)",
-        (as_json([described(d) for d in documents]),),
+        (described_rows(documents) if described is None else described,),
     )
     queue_documents(connection, documents)  # each waits for its vector (layer on)
 
@@ -128,25 +139,38 @@ def locate(connection: sqlite3.Connection, ids: Sequence[MessageId]) -> dict[Mes
     return found
 
 
+def sourced(schema: HostSchema, ids: str) -> str:
+    """A scalar subquery: the (id, chat, app) of the messages among `ids` (a parameter
+    holding a JSON array of ids) as they exist now, as one JSON array."""
+    s = schema
+    return (
+        f"(SELECT json_group_array(json_array(m.{s.q('message_id')}, "
+        f"m.{s.q('message_chat_id')}, c.{s.q('chat_app_id')})) FROM {s.q('messages')} AS m "
+        f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
+        f"WHERE m.{s.q('message_id')} IN (SELECT value FROM json_each({ids})))"
+    )
+
+
+def sourced_documents(documents: Sequence[IndexDocument], found: str) -> list[IndexDocument]:
+    """The documents whose message exists in the chat and app they name, by what
+    `sourced` found (its JSON array)."""
+    where = {(int(m), c, a) for m, c, a in json.loads(found)}
+    return [d for d in documents if (d.message_id, d.chat_id, d.app_id) in where]
+
+
 def still_sourced(
     connection: sqlite3.Connection, schema: HostSchema, documents: Sequence[IndexDocument]
 ) -> list[IndexDocument]:
     """The documents whose message still exists in the chat and app they name: inside
     a unit of work's transaction, a batch that read a row before the host deleted or
     moved it cannot put it back."""
-    s = schema
     if not documents:
         return []
     # One statement and one row back (a JSON array): see `SqliteFts5IndexStore._forget`.
     row = connection.execute(
-        f"SELECT json_group_array(json_array(m.{s.q('message_id')}, "
-        f"m.{s.q('message_chat_id')}, c.{s.q('chat_app_id')})) FROM {s.q('messages')} AS m "
-        f"JOIN {s.q('chats')} AS c ON c.{s.q('chat_id')} = m.{s.q('message_chat_id')} "
-        f"WHERE m.{s.q('message_id')} IN (SELECT value FROM json_each(?))",
-        (json.dumps([d.message_id for d in documents]),),
+        f"SELECT {sourced(schema, '?')}", (json.dumps([d.message_id for d in documents]),)
     ).fetchone()
-    found = {(int(m), c, a) for m, c, a in json.loads(row[0])}
-    return [d for d in documents if (d.message_id, d.chat_id, d.app_id) in found]
+    return sourced_documents(documents, row[0])
 
 
 def convert_deletions(

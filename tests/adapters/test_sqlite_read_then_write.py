@@ -1,0 +1,110 @@
+"""A batch's transaction reads before it takes the write lock
+(`SqliteDatabase.read_then_write`): the host can write during those reads, and what it
+commits then is never overwritten by what the batch read before it: SQLite refuses the
+batch's first write, and the batch is read and written again under the lock."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chat_recall.adapters import bootstrap
+from chat_recall.adapters.sqlite.unit_of_work import SqliteIndexUnitOfWork
+from chat_recall.application.service import ChatRecall
+from chat_recall.contracts.fixtures import APP, ASSISTANT, USER, seed_chat
+from chat_recall.domain.model import MessageId
+
+
+@pytest.fixture
+def recall(tmp_path: Path) -> Iterator[ChatRecall]:
+    with bootstrap.sqlite(tmp_path / "host.db", create_host_schema=True) as recall:
+        yield recall
+
+
+def host(recall: ChatRecall) -> sqlite3.Connection:
+    """The host's own connection (another connection to the same file)."""
+    path = recall.index.database.path  # type: ignore[attr-defined]
+    return sqlite3.connect(path, isolation_level=None, timeout=0)
+
+
+def documents(connection: sqlite3.Connection, message_id: MessageId) -> int:
+    row = connection.execute(
+        "SELECT count(*) FROM chat_recall_docs WHERE message_id = ?", (message_id,)
+    ).fetchone()
+    return int(row[0])
+
+
+def test_the_batch_holds_no_write_lock_while_it_reads(
+    recall: ChatRecall, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed_chat(recall.host, APP, "pears", [(USER, "pear one"), (ASSISTANT, "pear two")])
+    taken: list[bool] = []
+    read = SqliteIndexUnitOfWork._read
+
+    def reading(self: SqliteIndexUnitOfWork, *arguments: object) -> object:
+        found = read(self, *arguments)  # type: ignore[arg-type]
+        other = host(recall)
+        other.execute("BEGIN IMMEDIATE")  # no busy timeout: fails if the lock is held
+        other.execute("ROLLBACK")
+        other.close()
+        taken.append(True)
+        return found
+
+    monkeypatch.setattr(SqliteIndexUnitOfWork, "_read", reading)
+    report = recall.indexer.run_batch()
+    assert report.indexed == 2
+    assert taken
+
+
+def test_a_message_the_host_deletes_between_the_reads_and_the_writes_is_never_indexed(
+    recall: ChatRecall, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, (kept, deleted) = seed_chat(
+        recall.host, APP, "plums", [(USER, "plum kept"), (ASSISTANT, "plum deleted")]
+    )
+    reads: list[int] = []
+    read = SqliteIndexUnitOfWork._read
+
+    def reading(self: SqliteIndexUnitOfWork, *arguments: object) -> object:
+        found = read(self, *arguments)  # type: ignore[arg-type]
+        reads.append(1)
+        if len(reads) == 1:  # the host deletes after the batch read the message
+            other = host(recall)
+            other.execute("DELETE FROM messages WHERE id = ?", (deleted,))
+            other.close()
+        return found
+
+    monkeypatch.setattr(SqliteIndexUnitOfWork, "_read", reading)
+    recall.indexer.run_until_idle()
+    assert len(reads) >= 2  # refused, then read again under the lock
+    check = host(recall)
+    assert documents(check, kept) == 1
+    assert documents(check, deleted) == 0
+    check.close()
+    assert recall.index.document_ids(APP) == [kept]
+
+
+def test_a_message_the_host_changes_between_the_reads_and_the_writes_is_indexed_as_changed(
+    recall: ChatRecall, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, (changed,) = seed_chat(recall.host, APP, "figs", [(USER, "fig before")])
+    read = SqliteIndexUnitOfWork._read
+    reads: list[int] = []
+
+    def reading(self: SqliteIndexUnitOfWork, *arguments: object) -> object:
+        found = read(self, *arguments)  # type: ignore[arg-type]
+        reads.append(1)
+        if len(reads) == 1:
+            other = host(recall)
+            other.execute("UPDATE messages SET content = 'fig after' WHERE id = ?", (changed,))
+            other.close()
+        return found
+
+    monkeypatch.setattr(SqliteIndexUnitOfWork, "_read", reading)
+    recall.indexer.run_until_idle()
+    [document] = recall.index.documents(APP, [changed])
+    assert "after" in document.body
+    assert "before" not in document.body
