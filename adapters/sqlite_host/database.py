@@ -23,6 +23,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -32,7 +33,7 @@ from chat_recall.adapters.pacing import LockPacer
 from chat_recall.adapters.sqlite_host.commit_usage import CommitTimer
 from chat_recall.adapters.sqlite_host.host_values import CODECS
 from chat_recall.adapters.sqlite_host.schema import HostSchema
-from chat_recall.adapters.sqlite_host.time_limit import TransactionWatchdog, WriterConnection
+from chat_recall.adapters.sqlite_host.time_limit import Limit, TransactionWatchdog, WriterConnection
 from chat_recall.application.write_lock import WriteLockStats
 from chat_recall.domain.errors import (
     ChatRecallError,
@@ -272,9 +273,15 @@ class SqliteDatabase:
         `writes` and hold no lock: it begins as a read (BEGIN DEFERRED), and its first
         write takes the write lock. SQLite grants it only if nobody committed since the
         reads' snapshot, so the writes act on what is there, as under BEGIN IMMEDIATE;
-        the lock is held (and timed, for the pacer) from the first write. If it is not
-        granted (the host committed meanwhile, or holds the lock), the transaction is
-        rolled back and done again under BEGIN IMMEDIATE."""
+        the lock is held (and timed, for the pacer, and limited) from the first write.
+        If it is not granted (the host committed meanwhile, or holds the lock), the
+        transaction is rolled back and done again under BEGIN IMMEDIATE.
+
+        While the host is quiet, the rest the last transaction earned is waited out
+        after the reads, just before the first write: the lock stays free as long, and
+        the reads no longer add to it. While the host writes it is waited out before
+        them: a host commit in the rest would refuse the lock to writes that read
+        before it, and the batch would be done again holding the lock."""
         try:
             with self._transaction("BEGIN", time_limit_seconds, True) as (connection, lock):
                 found = reads(connection)
@@ -289,16 +296,25 @@ class SqliteDatabase:
     def _transaction(
         self, begin: str, time_limit_seconds: float | None, paced: bool
     ) -> Iterator[tuple[sqlite3.Connection, _LockTaken]]:
+        reads_first = begin == "BEGIN"
         with self._lock if self.shared is not None else contextlib.nullcontext():
             connection = self._thread_connection("writer")
             with translate_errors():
+                rest_before_writes = False
                 if paced:
                     self._notice_host(connection)
-                    self.pacer.begin()
+                    rest_before_writes = reads_first and not self.pacer.writing()
+                    if not rest_before_writes:
+                        self.pacer.begin()
                 connection.execute(begin)
                 lock = _LockTaken(time.perf_counter())
                 try:
-                    with self._limited(connection, time_limit_seconds):
+                    with self._limited(connection, time_limit_seconds) as arm:
+                        lock.before = partial(
+                            _before_writes, self.pacer if rest_before_writes else None, arm
+                        )
+                        if not reads_first:
+                            arm()
                         yield connection, lock
                 except BaseException as error:
                     if isinstance(connection, WriterConnection):  # no statement stays
@@ -333,21 +349,30 @@ class SqliteDatabase:
             connection.close()
 
     @contextlib.contextmanager
-    def _limited(self, connection: sqlite3.Connection, seconds: float | None) -> Iterator[None]:
-        """The block under the time limit: `TransactionOverTime` when it passed, by the
-        watchdog or by the clock (the caller then rolls back)."""
-        if seconds is None:
-            yield
-            return
-        limit = self._watchdog.arm(connection, seconds)
+    def _limited(
+        self, connection: sqlite3.Connection, seconds: float | None
+    ) -> Iterator[Callable[[], None]]:
+        """A block whose time limit starts when the callable it yields is called (at
+        once, or at the first write of a transaction that reads first):
+        `TransactionOverTime` when it passed, by the watchdog or by the clock (the
+        caller then rolls back)."""
+        armed: list[Limit] = []
+
+        def arm() -> None:
+            if seconds is not None and not armed:
+                armed.append(self._watchdog.arm(connection, seconds))
+
+        def fired() -> bool:
+            return bool(armed) and self._watchdog.disarm(armed[0])
+
         try:
-            yield
+            yield arm
         except BaseException as error:
-            if self._watchdog.disarm(limit) and not isinstance(error, TransactionOverTime):
-                raise _over_time(seconds) from error
+            if fired() and not isinstance(error, TransactionOverTime):
+                raise _over_time(seconds or 0.0) from error
             raise
-        if self._watchdog.disarm(limit):
-            raise _over_time(seconds)
+        if fired():
+            raise _over_time(seconds or 0.0)
 
     def _held(self, acquired: float, paced: bool, committing: float = 0.0) -> None:
         held = time.perf_counter() - acquired
@@ -542,12 +567,23 @@ def translate(error: sqlite3.Error) -> ChatRecallError:
 @attrs.define
 class _LockTaken:
     """When a transaction took the write lock: at BEGIN IMMEDIATE, or at the first
-    write of one that began with reads (`read_then_write`)."""
+    write of one that began with reads (`read_then_write`), after `before` (the rest
+    still owed, and the time limit armed)."""
 
     at: float
+    before: Callable[[], None] = lambda: None
 
     def taken(self) -> None:
+        self.before()
         self.at = time.perf_counter()
+
+
+def _before_writes(pacer: LockPacer | None, arm: Callable[[], None]) -> None:
+    """Before a transaction's first write: the rest still owed (when the pacer's rest
+    was left for this moment), then its time limit starts."""
+    if pacer is not None:
+        pacer.begin()
+    arm()
 
 
 class _NotGranted(Exception):

@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import pytest
 
 from chat_recall.adapters import bootstrap
@@ -108,3 +109,33 @@ def test_a_message_the_host_changes_between_the_reads_and_the_writes_is_indexed_
     [document] = recall.index.documents(APP, [changed])
     assert "after" in document.body
     assert "before" not in document.body
+
+
+@pytest.mark.parametrize("host_writing", [False, True], ids=["quiet", "writing"])
+def test_the_rest_is_waited_after_the_reads_only_while_the_host_is_quiet(
+    tmp_path: Path, host_writing: bool
+) -> None:
+    """Quiet: the reads take no lock, so they run during the rest the last transaction
+    earned, and only what is left of it is waited before the first write. Writing: the
+    rest comes first, since a host commit during it would refuse the lock to writes
+    that read before it."""
+    from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+
+    database = SqliteDatabase(tmp_path / "d.db")
+    steps: list[str] = []
+    pacer = database.pacer
+    pacer.sleep = lambda seconds: steps.append("rest")
+    pacer.rule = attrs.evolve(pacer.rule, first_look_seconds=0.0, writing_seconds=60.0)
+    with database.writing() as connection:
+        connection.execute("CREATE TABLE t (x)")
+    pacer._free_at = pacer.clock() + 60.0  # a rest is owed
+    pacer._rest = 60.0
+    if host_writing:
+        pacer.host_wrote()
+    database.read_then_write(
+        lambda c: steps.append("read"),
+        lambda c, _: steps.append("write") or c.execute("INSERT INTO t VALUES (1)"),
+    )
+    expected = ["rest", "read", "write"] if host_writing else ["read", "rest", "write"]
+    assert steps == expected
+    database.close()
