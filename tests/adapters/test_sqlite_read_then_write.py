@@ -38,6 +38,26 @@ def documents(connection: sqlite3.Connection, message_id: MessageId) -> int:
     return int(row[0])
 
 
+def host_writes_after_first_read(
+    recall: ChatRecall, monkeypatch: pytest.MonkeyPatch, sql: str, parameters: tuple[object, ...]
+) -> list[int]:
+    """Make the host run `sql` right after a batch's first reads; the reads counted."""
+    reads: list[int] = []
+    read = SqliteIndexUnitOfWork._read
+
+    def reading(self: SqliteIndexUnitOfWork, *arguments: object) -> object:
+        found = read(self, *arguments)  # type: ignore[arg-type]
+        reads.append(1)
+        if len(reads) == 1:
+            other = host(recall)
+            other.execute(sql, parameters)
+            other.close()
+        return found
+
+    monkeypatch.setattr(SqliteIndexUnitOfWork, "_read", reading)
+    return reads
+
+
 def test_the_batch_holds_no_write_lock_while_it_reads(
     recall: ChatRecall, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -66,19 +86,10 @@ def test_a_message_the_host_deletes_between_the_reads_and_the_writes_is_never_in
     _, (kept, deleted) = seed_chat(
         recall.host, APP, "plums", [(USER, "plum kept"), (ASSISTANT, "plum deleted")]
     )
-    reads: list[int] = []
-    read = SqliteIndexUnitOfWork._read
-
-    def reading(self: SqliteIndexUnitOfWork, *arguments: object) -> object:
-        found = read(self, *arguments)  # type: ignore[arg-type]
-        reads.append(1)
-        if len(reads) == 1:  # the host deletes after the batch read the message
-            other = host(recall)
-            other.execute("DELETE FROM messages WHERE id = ?", (deleted,))
-            other.close()
-        return found
-
-    monkeypatch.setattr(SqliteIndexUnitOfWork, "_read", reading)
+    # the host deletes after the batch read the message
+    reads = host_writes_after_first_read(
+        recall, monkeypatch, "DELETE FROM messages WHERE id = ?", (deleted,)
+    )
     recall.indexer.run_until_idle()
     assert len(reads) >= 2  # refused, then read again under the lock
     check = host(recall)
@@ -92,19 +103,9 @@ def test_a_message_the_host_changes_between_the_reads_and_the_writes_is_indexed_
     recall: ChatRecall, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, (changed,) = seed_chat(recall.host, APP, "figs", [(USER, "fig before")])
-    read = SqliteIndexUnitOfWork._read
-    reads: list[int] = []
-
-    def reading(self: SqliteIndexUnitOfWork, *arguments: object) -> object:
-        found = read(self, *arguments)  # type: ignore[arg-type]
-        reads.append(1)
-        if len(reads) == 1:
-            other = host(recall)
-            other.execute("UPDATE messages SET content = 'fig after' WHERE id = ?", (changed,))
-            other.close()
-        return found
-
-    monkeypatch.setattr(SqliteIndexUnitOfWork, "_read", reading)
+    host_writes_after_first_read(
+        recall, monkeypatch, "UPDATE messages SET content = 'fig after' WHERE id = ?", (changed,)
+    )
     recall.indexer.run_until_idle()
     [document] = recall.index.documents(APP, [changed])
     assert "after" in document.body
