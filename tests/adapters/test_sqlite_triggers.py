@@ -12,9 +12,10 @@ import pytest
 from chat_recall.adapters import bootstrap
 from chat_recall.adapters.sqlite_host import dirty_queue, migrations
 from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+from chat_recall.application.service import ChatRecall
 from chat_recall.domain.errors import SchemaMismatch
 from chat_recall.domain.messages import Role
-from chat_recall.domain.model import AppId, MessageId
+from chat_recall.domain.model import AppId, ChatId, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 
 
@@ -43,17 +44,23 @@ def test_a_chat_delete_writes_one_row_whatever_the_chat_size(tmp_path: Path) -> 
         assert recall.dirty.backlog().is_empty
 
 
+def indexed_then_renamed(recall: ChatRecall, messages: int) -> tuple[ChatId, SqliteDatabase]:
+    """A chat of `messages` messages in app 1, indexed, then renamed by the host."""
+    chat_id = recall.host.create_chat(AppId(1), "old", 1)
+    for index in range(messages):
+        recall.host.add_message(chat_id, Role.USER, f"words {index}", 2 + index)
+    recall.indexer.run_until_idle()
+    recall.host.rename_chat(chat_id, "new")
+    database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
+    return chat_id, database
+
+
 def test_renaming_a_large_chat_re_marks_it_in_short_transactions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(dirty_queue, "EXPAND_CHUNK", 100)
     with bootstrap.sqlite(tmp_path / "host.db", create_host_schema=True) as recall:
-        chat_id = recall.host.create_chat(AppId(1), "old", 1)
-        for index in range(450):
-            recall.host.add_message(chat_id, Role.USER, f"words {index}", 2 + index)
-        recall.indexer.run_until_idle()
-        recall.host.rename_chat(chat_id, "new")
-        database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
+        _, database = indexed_then_renamed(recall, 450)
         before = database.lock_stats.transactions
         (marker,) = recall.dirty.pending_chats(10)
         assert recall.dirty.expand_chat(marker) == 450
@@ -72,12 +79,7 @@ def test_a_chat_expansion_ends_while_the_host_keeps_adding_to_the_chat(
     expansion ends however fast the host adds them."""
     monkeypatch.setattr(dirty_queue, "EXPAND_CHUNK", 2)
     with bootstrap.sqlite(tmp_path / "host.db", create_host_schema=True) as recall:
-        chat_id = recall.host.create_chat(AppId(1), "old", 1)
-        for index in range(6):
-            recall.host.add_message(chat_id, Role.USER, f"words {index}", 2 + index)
-        recall.indexer.run_until_idle()
-        recall.host.rename_chat(chat_id, "new")
-        database: SqliteDatabase = recall.index.database  # type: ignore[attr-defined]
+        chat_id, database = indexed_then_renamed(recall, 6)
         begin = database.pacer.begin
         added: list[int] = []
 
