@@ -53,10 +53,11 @@ class LockPacer:
     def limit(self) -> float | None:
         return self.rule.limit_seconds
 
-    def last_held(self) -> float | None:
-        """How long this thread's last transaction held the lock."""
-        held: float | None = getattr(self._held, "seconds", None)
-        return held
+    def last_seconds(self) -> float | None:
+        """The longer of the lock held and the lock-free reads before it, for this
+        thread's last transaction."""
+        seconds: float | None = getattr(self._held, "seconds", None)
+        return seconds
 
     def host_wrote(self) -> None:
         """Someone else committed (the host, as a rule) since we last looked."""
@@ -74,9 +75,10 @@ class LockPacer:
         if wait > 0:
             self.sleep(wait)
 
-    def end(self, held: float) -> None:
-        """After one of our transactions held the lock `held` seconds."""
-        self._held.seconds = held
+    def end(self, held: float, read: float = 0.0) -> None:
+        """After one of our transactions held the lock `held` seconds, having read
+        `read` seconds without it first. The rest follows the lock alone."""
+        self._held.seconds = max(held, read)
         rest = self.rule.rest(held, writing=self.writing())
         with self._lock:
             self._free_at, self._rest = self.clock() + rest, rest
@@ -95,5 +97,5 @@ class UnpacedWrites:
     def limit(self) -> float | None:
         return self.limit_seconds
 
-    def last_held(self) -> float | None:
+    def last_seconds(self) -> float | None:
         return None

@@ -165,11 +165,11 @@ class BatchWriter:
             writer.remove(part.deletes)
             writer.put(part.upserts)
             writer.quarantine(part.quarantined)
-        held = self.pacer.last_held()
-        if held is None:
-            held = self.clock.monotonic() - started
+        took = self.pacer.last_seconds()
+        if took is None:
+            took = self.clock.monotonic() - started
         sizing = self.sizing.at(budget)
-        self._sizes[budget] = sizing.next_size(size, held, full=markers >= size)
+        self._sizes[budget] = sizing.next_size(size, took, full=markers >= size)
         return part.without(writer.stale, writer.set_aside)
 
     def _shrink(self, markers: int) -> None:

@@ -388,9 +388,12 @@ class WritePacer(Protocol):
         by a storage whose lock others wait for; None: none."""
         ...
 
-    def last_held(self) -> float | None:
-        """How long this thread's last write transaction held the lock (None: not
-        recorded here; the caller times the transaction itself)."""
+    def last_seconds(self) -> float | None:
+        """How long this thread's last write transaction took, as its size is judged:
+        the longer of the time it held the lock and the time it read before taking it
+        (a transaction refused the lock after such reads is done again holding the lock
+        for them too). None: not recorded here; the caller times the transaction
+        itself."""
         ...
 
 

@@ -180,12 +180,12 @@ def test_while_the_host_writes_a_batch_sizes_itself_to_the_writing_budget(
     writing_size = BatchSizing().at(rule.writing_budget_seconds).initial
     assert writing_size == quiet_size // 4
     within = rule.writing_budget_seconds * 0.75  # neither over budget nor under half
-    monkeypatch.setattr(pacer, "last_held", lambda: within)
+    monkeypatch.setattr(pacer, "last_seconds", lambda: within)
     first = recall.indexer.run_batch()
     assert first.batch_size == quiet_size  # a batch is planned whole, and written in parts
     assert first.indexed == quiet_size
     assert recall.indexer.batch_size == writing_size
-    monkeypatch.setattr(pacer, "last_held", lambda: 1.0)  # every transaction takes long
+    monkeypatch.setattr(pacer, "last_seconds", lambda: 1.0)  # every transaction takes long
     recall.indexer.run_batch()
     assert recall.indexer.batch_size == 1  # halved part after part
     clock.now += rule.writing_seconds  # the host went quiet
@@ -359,7 +359,7 @@ def test_the_next_batch_is_read_before_the_maintenance_step_and_then_used(
     recall, host = _recall_and_host(tmp_path, IndexerSettings(pacing=quiet))
     pacer = recall.index.database.pacer  # type: ignore[attr-defined]
     within = quiet.quiet_budget_seconds * 0.75  # the size stays, however loaded the machine
-    monkeypatch.setattr(pacer, "last_held", lambda: within)
+    monkeypatch.setattr(pacer, "last_seconds", lambda: within)
     # A first batch of the initial size, then a few left: they fit the next batch even
     # if a loaded machine made the first transaction run long (the size halves).
     total = BatchSizing().initial + 8

@@ -275,7 +275,10 @@ class SqliteDatabase:
         reads' snapshot, so the writes act on what is there, as under BEGIN IMMEDIATE;
         the lock is held (and timed, for the pacer, and limited) from the first write.
         If it is not granted (the host committed meanwhile, or holds the lock), the
-        transaction is rolled back and done again under BEGIN IMMEDIATE.
+        transaction is rolled back and done again under BEGIN IMMEDIATE, reads and all:
+        so the reads are timed too, and the pacer sizes batches by the longer of the
+        two (a batch of long reads and short writes, as a rebuild's unchanged documents
+        make, would otherwise grow until its redo held the lock to the time limit).
 
         While the host is quiet, the rest the last transaction earned is waited out
         after the reads, just before the first write: the lock stays free as long, and
@@ -329,7 +332,7 @@ class SqliteDatabase:
                 connection.execute("COMMIT")
                 commit = timer.stop()
                 self.lock_stats.record_commit(lock.at, commit)
-                self._held(lock.at, paced, commit.seconds)
+                self._held(lock.at, paced, commit.seconds, lock.read)
 
     def _roll_back(self, connection: sqlite3.Connection) -> None:
         """End an abandoned transaction. A statement still active that no cursor of ours
@@ -374,11 +377,13 @@ class SqliteDatabase:
         if fired():
             raise _over_time(seconds or 0.0)
 
-    def _held(self, acquired: float, paced: bool, committing: float = 0.0) -> None:
+    def _held(
+        self, acquired: float, paced: bool, committing: float = 0.0, read: float = 0.0
+    ) -> None:
         held = time.perf_counter() - acquired
         self.lock_stats.record(held, began=acquired, committing=committing)
         if paced:
-            self.pacer.end(held)
+            self.pacer.end(held, read)
 
     def _notice_host(self, connection: sqlite3.Connection) -> None:
         """`PRAGMA data_version` moves when another connection commits: the host wrote."""
@@ -572,8 +577,10 @@ class _LockTaken:
 
     at: float
     before: Callable[[], None] = lambda: None
+    read: float = 0.0  # seconds of reads before the first write, without the lock
 
     def taken(self) -> None:
+        self.read = time.perf_counter() - self.at
         self.before()
         self.at = time.perf_counter()
 

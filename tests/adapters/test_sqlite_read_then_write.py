@@ -6,6 +6,7 @@ batch's first write, and the batch is read and written again under the lock."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,4 +140,27 @@ def test_the_rest_is_waited_after_the_reads_only_while_the_host_is_quiet(
     )
     expected = ["rest", "read", "write"] if host_writing else ["read", "rest", "write"]
     assert steps == expected
+    database.close()
+
+
+def test_a_batch_is_sized_by_its_reads_too_not_only_by_the_lock(tmp_path: Path) -> None:
+    """Reads outlasting the writes count as the transaction's time for its batch size:
+    refused the lock, the batch is done again holding it for those reads, so a batch of
+    long reads and short writes (a rebuild's unchanged documents) must not grow by its
+    short hold alone. The rest still follows the lock alone."""
+    from chat_recall.adapters.sqlite_host.database import SqliteDatabase
+
+    database = SqliteDatabase(tmp_path / "d.db")
+    with database.writing() as connection:
+        connection.execute("CREATE TABLE t (x)")
+    reading = 0.05  # a stand-in for many documents compared; no timing is awaited
+
+    def reads(connection: sqlite3.Connection) -> None:
+        connection.execute("SELECT count(*) FROM t").fetchone()
+        time.sleep(reading)
+
+    database.read_then_write(reads, lambda c, _: c.execute("INSERT INTO t VALUES (1)"))
+    took = database.pacer.last_seconds()
+    assert took is not None
+    assert took >= reading
     database.close()
