@@ -53,7 +53,11 @@ def one(apps: int, messages: int, cap: int) -> dict[str, Any]:
 
 
 def _indexed(apps: int, messages: int, cap: int) -> dict[str, Any]:
-    directory = Path(tempfile.mkdtemp(prefix="bench-writers-"))
+    with tempfile.TemporaryDirectory(prefix="bench-writers-") as directory:
+        return _indexed_in(Path(directory), apps, messages, cap)
+
+
+def _indexed_in(directory: Path, apps: int, messages: int, cap: int) -> dict[str, Any]:
     recall = bootstrap.sqlite(directory / "h.db", create_host_schema=True, engine=Engine.TANTIVY)
     chats = [
         recall.host.create_chat(AppId(app), f"chat {app}", SECONDS) for app in range(1, apps + 1)

@@ -303,10 +303,12 @@ def host_writes(
 def run(
     messages: int, repeats: int, profile: str, dsn: str | None, host_messages: int
 ) -> dict[str, Any]:
-    directory = Path(tempfile.mkdtemp(prefix="chat-recall-bench-pg-"))
-    path = directory / "fixture.db"
     server: AbstractContextManager[Any] = nullcontext() if dsn else running_server()
-    with server as started_server:
+    with (
+        tempfile.TemporaryDirectory(prefix="chat-recall-bench-pg-") as directory,
+        server as started_server,
+    ):
+        path = Path(directory) / "fixture.db"
         base = dsn or started_server.dsn()
         manifest = generate(path, messages=messages, profile=profile)
         target = _schema_dsn(base, "bench_scale")
