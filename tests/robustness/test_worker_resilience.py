@@ -254,9 +254,9 @@ def test_after_a_part_rolled_back_over_its_limit_a_waiting_host_write_gets_in(
     events: list[tuple[str, float]] = []
     end = pacer.end
 
-    def ended(held: float) -> None:
+    def ended(held: float, read: float = 0.0) -> None:
         events.append(("held", held))
-        end(held)
+        end(held, read)
 
     monkeypatch.setattr(pacer, "end", ended)
     clear = OverTimeWriter.clear
