@@ -29,8 +29,8 @@ switches the indexer to the writing pace.
 
 The interpreter. When the indexer runs in the host's own process, its Python work (reading
 rows, projecting and redacting them) holds the GIL; a host thread that wakes meanwhile
-waits for it, by default up to the interpreter's 5 ms switch interval. So that work runs
-in slices of at most `cpu_slice_seconds`, each followed by a pause of
+waits for it, up to the interpreter's switch interval (`sys.getswitchinterval()`). So
+that work runs in slices of at most `cpu_slice_seconds`, each followed by a pause of
 `cpu_pause_seconds` in which another thread takes the interpreter. The interpreter's own
 settings are never touched.
 """
