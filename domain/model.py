@@ -272,11 +272,20 @@ class DocumentText:
 
 @attrs.frozen
 class Backlog:
-    """Pending work: dirty messages, dirty chats, deleted documents not yet purged."""
+    """Pending work: dirty messages, dirty chats, deleted documents not yet purged.
+    `unpublished`: of `messages`, those already indexed whose engine has yet to publish
+    them (tantivy's staged documents): pending for search, but no indexer need take
+    them again, so they are not messages still to index."""
 
     messages: int
     chats: int
     purges: int
+    unpublished: int = 0
+
+    @property
+    def to_index(self) -> int:
+        """Messages an indexer has yet to take."""
+        return self.messages - self.unpublished
 
     @property
     def is_empty(self) -> bool:

@@ -42,5 +42,6 @@ def test_a_small_live_host_run_measures_every_phase() -> None:
         "backfill >= 25% of quiet",
         "searchable p95 <= 2 s",
         "rebuild exits <= 5 s after catching up",
+        "words found before stay found during rebuild",
     }
     assert any("targets (issue 35)" in text for text in printed)

@@ -44,7 +44,9 @@ class DrainReport:
     planned_apart: int = 0
     planning_failures: int = 0
     embedded: int = 0  # vectors made by the semantic layer
-    left: int = 0  # messages pending at the end: they arrived while the command ran
+    # messages still to index at the end: they arrived while the command ran (not those
+    # it indexed that wait for their engine's publish: closing publishes them)
+    left: int = 0
     # the host wrote faster than the command indexed: it stopped at its bound
     outpaced: bool = False
     waited_for: str | None = None  # another indexer did the work meanwhile
@@ -132,7 +134,7 @@ def drain(
         tally.longest,
         planned_apart=planner.planned_apart - apart_before,
         planning_failures=planner.failures - failures_before,
-        left=recall.dirty.backlog().messages,
+        left=recall.dirty.backlog().to_index,
         outpaced=tally.outpaced,
         waited_for=tally.waited_for,
         embedded=tally.embedded,

@@ -24,7 +24,9 @@ class TantivyDirtyQueue(SqliteDirtyQueue):
         backlog = super().backlog()
         with self.database.reading() as connection:
             staged = connection.execute(f"SELECT count(*) {_UNPUBLISHED}").fetchone()[0]
-        return Backlog(backlog.messages + int(staged), backlog.chats, backlog.purges)
+        return Backlog(
+            backlog.messages + int(staged), backlog.chats, backlog.purges, unpublished=int(staged)
+        )
 
     def note_caught_up(self, age_seconds: float) -> None:
         """Only once nothing staged waits for a publish: until then the documents written

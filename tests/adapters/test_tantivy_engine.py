@@ -106,6 +106,7 @@ def test_staged_documents_count_as_pending_until_published(tmp_path: Path) -> No
     assert recall.dirty.pending_messages(10) == []  # the marker is cleared...
     assert recall.status(APP).state == "indexing"  # ...but nothing is searchable yet
     assert recall.dirty.backlog().messages == 1
+    assert recall.dirty.backlog().to_index == 0  # pending for search, not to index again
     assert found(recall, "kiwi") == []
     recall.index.maintain()  # the queue is drained: publish now
     assert found(recall, "kiwi") == [message_id]
@@ -980,4 +981,29 @@ def test_reclaiming_deletes_across_many_apps_keeps_the_writer_bound(
     for app_id in chats:
         index = tantivy.Index.open(str(engine.app_directory(root, app_id)))
         assert index.searcher().num_docs == 0
+    recall.close()
+
+
+def test_index_does_not_report_what_it_staged_as_arrived_while_it_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A publish deferred while the host writes leaves the command's own documents
+    staged at its end (closing publishes them): they are not messages that arrived."""
+    from chat_recall.adapters.cli.indexing import drain
+    from chat_recall.adapters.cli.progress import reporter
+
+    recall = open_tantivy(tmp_path / "h.db")
+    seed_chat(recall.host, APP, "c", [(USER, f"staged plum {n}") for n in range(5)])
+    store(recall).publish_seconds = 3600.0
+    maintain = TantivyIndexStore.maintain
+
+    def maintain_while_the_host_writes(self: TantivyIndexStore) -> object:
+        seed_chat(recall.host, APP, "d", [(USER, "arrived")])  # the queue is never empty
+        return maintain(self)
+
+    monkeypatch.setattr(TantivyIndexStore, "maintain", maintain_while_the_host_writes)
+    report = drain(recall, reporter("index", quiet=True))
+    assert report.left < recall.dirty.backlog().messages  # not its own staged documents
+    assert recall.dirty.backlog().unpublished > 0
+    assert report.left == recall.dirty.backlog().to_index
     recall.close()

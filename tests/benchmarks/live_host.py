@@ -799,7 +799,12 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     value,
                     _at_most(value, TARGET_OVERSHOOT_P99_MS),
                 )
-        commands = [("rebuild", entry.get("rebuild", {}).get("command"))]
+        rebuilt = entry.get("rebuild", {})
+        if rebuilt.get("known_words"):
+            # "rebuild leaves search empty": what was found before must stay found
+            value = rebuilt["known_words_found_min_share"]
+            check("words found before stay found during rebuild", key, value, value == 1.0)
+        commands = [("rebuild", rebuilt.get("command"))]
         commands += [
             (f"index ({case.replace('_', ' ')})", entry.get("index", {}).get(case))
             for case in ("nothing_pending", "large_chat_renamed")
