@@ -26,6 +26,8 @@ tantivy commit."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 
@@ -42,7 +44,9 @@ from chat_recall.adapters.sqlite_host.migrations import (
     DIRTY_CHATS,
     DIRTY_MESSAGES,
     DOCS,
+    META,
     PURGE,
+    QUARANTINE,
 )
 from chat_recall.adapters.tantivy.engine import (
     MAX_OPEN_WRITERS,
@@ -93,6 +97,9 @@ HIDDEN_OR_STAGED = (
     f"({rows.HIDDEN} OR EXISTS (SELECT 1 FROM {STAGED} AS z WHERE z.message_id = d.message_id))"
 )
 PUBLISH_SECONDS = 1.0
+# The text analysis every document tantivy holds was written under (its terms depend
+# on it), recorded once the queue drained under it.
+WRITTEN_UNDER = "tantivy_written_under"
 # Changes that may wait for the writers while a background commit runs (several times
 # what a heavy backfill stages during one commit, docs/results.md): beyond this, the
 # next step waits for the commit, so a slow disk cannot make memory grow.
@@ -123,6 +130,7 @@ class TantivyIndexStore:
     analysis: TextAnalysis = TextAnalysis.default()
     purges_per_step: int = RECLAIM_PER_STEP
     publish_seconds: float = PUBLISH_SECONDS
+    _analysed_alike: bool | None = attrs.field(init=False, default=None)  # None: not read
 
     # -- writing (the unit of work, see unit_of_work.py) ----------------------------------
 
@@ -148,6 +156,11 @@ class TantivyIndexStore:
         as on FTS5: the indexer writes the batch in halves."""
         with self.indexes.lock:
             aside = set(self.indexes.set_aside)
+            published = (
+                self._published_texts([d for d in puts if d.app_id not in aside])
+                if self._documents_analysed_alike()
+                else {}
+            )
             with self.database.writing(time_limit_seconds=time_limit_seconds) as connection:
                 # A few statements whatever the batch size (one per marker, as before,
                 # is a return to Python and a wait for the GIL each, lock held).
@@ -169,6 +182,7 @@ class TantivyIndexStore:
                     puts = [d for d in puts if d.app_id not in aside]
                 quarantined = [r for r in quarantined if r.message_id not in stale] + damaged
                 gone = [*removes, *(row.message_id for row in quarantined)]
+                puts = self._without_unchanged(connection, puts, published, set(gone))
                 touched = [*gone, *(document.message_id for document in puts)]
                 located = rows.locate(connection, touched)
                 staged: dict[MessageId, tuple[AppId | None, int | None]] = {}
@@ -193,6 +207,94 @@ class TantivyIndexStore:
             if self.indexes.staged_since is None and staged:
                 self.indexes.staged_since = time.monotonic()
         return stale, damaged
+
+    def _documents_analysed_alike(self) -> bool:
+        """Whether every document tantivy holds was written under this store's text
+        analysis. Only then may a document be left as it is because its text is the
+        same (`_without_unchanged`): after a change of language every one is written
+        again, its terms being another analysis's."""
+        if self._analysed_alike is None:
+            with self.database.reading() as connection:
+                row = connection.execute(
+                    f"SELECT value FROM {META} WHERE key = ?", (WRITTEN_UNDER,)
+                ).fetchone()
+            self._analysed_alike = row is not None and row[0] == self.analysis.name
+        return self._analysed_alike
+
+    def _note_analysed_alike(self) -> None:
+        """The queue drained and everything is published: every message marked since
+        the analysis was chosen (a change of it marks them all) is written under it."""
+        if self._documents_analysed_alike() or self.indexes.uncommitted:
+            return
+        with self.database.writing() as connection:
+            connection.execute(
+                f"INSERT OR REPLACE INTO {META}(key, value) VALUES (?, ?)",
+                (WRITTEN_UNDER, self.analysis.name),
+            )
+        self._analysed_alike = True
+
+    def _published_texts(
+        self, documents: Sequence[IndexDocument]
+    ) -> dict[MessageId, tuple[str, str]]:
+        """The title and body tantivy holds for each document's message whose visible
+        document in the same app is published (not staged: what tantivy holds is its
+        latest state). Read before the batch's transaction, outside the write lock;
+        `_without_unchanged` checks inside it that the rest is still so. A read that
+        fails only costs the optimisation: those documents are written again."""
+        by_app: dict[AppId, list[MessageId]] = {}
+        for document in documents:
+            by_app.setdefault(document.app_id, []).append(document.message_id)
+        texts: dict[MessageId, tuple[str, str]] = {}
+        for app_id, ids in by_app.items():
+            index = self.indexes.index(app_id, create=False)
+            if index is None:
+                continue
+            with self.database.reading() as connection:
+                visible = rows.metadata(connection, app_id, ids, hidden=HIDDEN_OR_STAGED)
+            try:
+                texts.update(_stored_texts(index, list(visible)))
+            except BaseException as error:
+                if not engine_failure(error):
+                    raise
+        return texts
+
+    def _without_unchanged(
+        self,
+        connection: sqlite3.Connection,
+        puts: list[IndexDocument],
+        published: dict[MessageId, tuple[str, str]],
+        gone: set[MessageId],
+    ) -> list[IndexDocument]:
+        """The documents that differ from what their message has, published and
+        visible. One that is the same (text, app, chat and description) is left as it
+        is, as the FTS5 engine does: a `rebuild` in place would otherwise rewrite every
+        document, and each would be hidden from search until its publish. Checked here,
+        in the batch's transaction: still published, visible, described the same, with
+        no purge or quarantine row. A document hidden by a deletion record is never the
+        same: putting it supersedes the record."""
+        same = [
+            d
+            for d in puts
+            if d.message_id not in gone and published.get(d.message_id) == (d.title, d.body)
+        ]
+        if not same:
+            return puts
+        found = connection.execute(
+            f"""
+            SELECT json_group_array(d.message_id) FROM {DOCS} AS d
+            JOIN json_each(?) AS n ON d.message_id = n.value ->> 0
+             AND d.app_id = n.value ->> 1 AND d.chat_id = n.value ->> 2
+             AND d.role = n.value ->> 3 AND d.created_at = n.value ->> 4
+             AND d.is_compaction_summary = n.value ->> 5
+             AND d.projection_truncated = n.value ->> 6
+            WHERE NOT {HIDDEN_OR_STAGED}
+            AND NOT EXISTS (SELECT 1 FROM {PURGE} AS p WHERE p.message_id = d.message_id)
+            AND NOT EXISTS (SELECT 1 FROM {QUARANTINE} AS q WHERE q.message_id = d.message_id)
+            """,
+            (rows.described_rows(same),),
+        ).fetchone()[0]
+        unchanged = set(json.loads(found))
+        return [d for d in puts if d.message_id not in unchanged]
 
     def _apply_pending(self, over_budget: bool | None = None) -> None:
         """The queued tantivy changes, in order, into the writers (uncommitted); those
@@ -374,6 +476,8 @@ class TantivyIndexStore:
                 reclaimed += self._publish()
             elif since is not None and time.monotonic() - since >= self.publish_seconds:
                 self._publish_in_background()
+            if queue_empty and self.indexes.staged_since is None:
+                self._note_analysed_alike()
         more = len(fresh) > self.purges_per_step
         return Maintenance(reclaimed=reclaimed, more=more, held_seconds=held)
 
@@ -689,17 +793,7 @@ class TantivyIndexStore:
             visible = rows.metadata(connection, app_id, message_ids, hidden=HIDDEN_OR_STAGED)
         if not visible:
             return []
-        searcher = index.searcher()
-        wanted = tantivy.Query.term_set_query(SCHEMA, "message_id", list(visible))
-        hits = searcher.search(wanted, len(visible), count=False).hits
-        addresses = [address for _, address in hits]
-        texts = {}
-        for message_id, address in zip(ids_of(searcher, addresses), addresses, strict=True):
-            document = searcher.doc(address)
-            texts[message_id] = (
-                _text(document.get_first("title_text")),
-                _text(document.get_first("body_text")),
-            )
+        texts = _stored_texts(index, list(visible))
         return [
             DocumentText(
                 message_id=message_id,
@@ -751,6 +845,26 @@ def ids_of(searcher: tantivy.Searcher, addresses: list[tantivy.DocAddress]) -> l
     if any(not isinstance(value, int) for value in values):
         raise StorageError("a tantivy document without a message id")
     return [MessageId(int(value)) for value in values]  # type: ignore[arg-type]
+
+
+def _stored_texts(
+    index: tantivy.Index, message_ids: list[MessageId]
+) -> dict[MessageId, tuple[str, str]]:
+    """The title and body stored in `index` for each of the messages it holds."""
+    if not message_ids:
+        return {}
+    searcher = index.searcher()
+    wanted = tantivy.Query.term_set_query(SCHEMA, "message_id", message_ids)
+    hits = searcher.search(wanted, len(message_ids), count=False).hits
+    addresses = [address for _, address in hits]
+    texts = {}
+    for message_id, address in zip(ids_of(searcher, addresses), addresses, strict=True):
+        document = searcher.doc(address)
+        texts[message_id] = (
+            _text(document.get_first("title_text")),
+            _text(document.get_first("body_text")),
+        )
+    return texts
 
 
 def _text(value: object) -> str:

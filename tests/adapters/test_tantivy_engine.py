@@ -1007,3 +1007,49 @@ def test_index_does_not_report_what_it_staged_as_arrived_while_it_ran(
     assert recall.dirty.backlog().unpublished > 0
     assert report.left == recall.dirty.backlog().to_index
     recall.close()
+
+
+def test_a_rebuild_in_place_leaves_unchanged_documents_published_and_found(
+    tmp_path: Path,
+) -> None:
+    """As on FTS5: a document that comes out the same is not written again, so a
+    `rebuild` in place never hides it (a rewritten one is hidden until its publish);
+    one whose text changed is rewritten."""
+    recall = open_tantivy(tmp_path / "h.db")
+    _, (kept, edited) = seed_chat(
+        recall.host, APP, "c", [(USER, "steady quince"), (USER, "fickle medlar")]
+    )
+    stage_one_batch(recall)
+    recall.index.maintain()  # published
+    assert found(recall, "quince") == [kept]
+    recall.host.update_message(edited, "fickle loquat")  # type: ignore[attr-defined]
+    recall.dirty.mark_all_messages()  # what `rebuild` in place does
+    stage_one_batch(recall)
+    assert found(recall, "quince") == [kept]  # never hidden
+    assert staged_rows(tmp_path / "h.db") == 1  # the edited one alone
+    assert recall.dirty.backlog().unpublished == 1
+    recall.index.maintain()
+    assert found(recall, "loquat") == [edited]
+    assert found(recall, "medlar") == []
+    recall.close()
+
+
+def test_a_document_that_moved_chat_is_rewritten_even_with_the_same_text(
+    tmp_path: Path,
+) -> None:
+    recall = open_tantivy(tmp_path / "h.db")
+    chat, (moved,) = seed_chat(recall.host, APP, "c", [(USER, "wandering sorrel")])
+    stage_one_batch(recall)
+    recall.index.maintain()
+    other = recall.host.create_chat(APP, "c", 5000)
+    connection = sqlite3.connect(tmp_path / "h.db")
+    with connection:
+        connection.execute("UPDATE messages SET chat_id = ? WHERE id = ?", (other, moved))
+    connection.close()
+    stage_one_batch(recall)
+    assert staged_rows(tmp_path / "h.db") == 1
+    recall.index.maintain()
+    [document] = recall.index.documents(APP, [moved])
+    assert document.chat_id == other
+    assert chat != other
+    recall.close()
