@@ -18,8 +18,18 @@ _UNPUBLISHED = (
 )
 
 
+# Moments kept waiting at most (the oldest are dropped: a later one covers them).
+WAITING_AT_MOST = 16
+
+
 @attrs.define
 class TantivyDirtyQueue(SqliteDirtyQueue):
+    # Caught-up moments waiting for their publish, oldest first: (the last staged row's
+    # seq then, the moment by this process's clock). While a host writes, something is
+    # nearly always staged; a moment is recorded once what was staged when it was noted
+    # is published (a row staged later is a later change).
+    _waiting: list[tuple[int, float]] = attrs.field(init=False, factory=list)
+
     def backlog(self) -> Backlog:
         backlog = super().backlog()
         with self.database.reading() as connection:
@@ -29,13 +39,21 @@ class TantivyDirtyQueue(SqliteDirtyQueue):
         )
 
     def note_caught_up(self, age_seconds: float) -> None:
-        """Only once nothing staged waits for a publish: until then the documents written
-        are not searchable. The moment is the call's, as for SQLite."""
-        called = self.clock.monotonic()
+        """Only once what was staged by then is published: until then the documents
+        written are not searchable. A moment noted while documents wait is recorded at
+        a later call that finds them published, the latest such; the moment is the
+        call's, as for SQLite."""
+        moment = self.clock.monotonic() - age_seconds
         with self.database.writing() as connection:
-            staged = connection.execute(f"SELECT EXISTS (SELECT 1 {_UNPUBLISHED})").fetchone()[0]
-            if not staged:
-                note_caught_up(connection, age_seconds + self.clock.monotonic() - called)
+            oldest, newest = connection.execute(
+                f"SELECT min(s.seq), max(s.seq) {_UNPUBLISHED}"
+            ).fetchone()
+            # this call's moment waits for what is staged now (nothing: for nothing)
+            self._waiting.append((-1 if newest is None else int(newest), moment))
+            published = [m for seq, m in self._waiting if oldest is None or seq < oldest]
+            self._waiting = self._waiting[len(published) :][-WAITING_AT_MOST:]
+            if published:
+                note_caught_up(connection, self.clock.monotonic() - published[-1])
 
     def pending_in_app(self, app_id: AppId, exclude_chat_id: ChatId | None) -> int:
         pending = super().pending_in_app(app_id, exclude_chat_id)

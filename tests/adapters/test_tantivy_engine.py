@@ -1053,3 +1053,22 @@ def test_a_document_that_moved_chat_is_rewritten_even_with_the_same_text(
     assert document.chat_id == other
     assert chat != other
     recall.close()
+
+
+def test_a_caught_up_moment_is_recorded_once_what_was_staged_then_is_published(
+    tmp_path: Path,
+) -> None:
+    """While a host writes, something is nearly always staged: a caught-up moment waits
+    for the publish of what was staged when it was noted, not for a moment when nothing
+    is (searches said `indexing` with nothing old waiting)."""
+    recall = open_tantivy(tmp_path / "h.db")
+    seed_chat(recall.host, APP, "c", [(USER, "first fig")])
+    stage_one_batch(recall)
+    recall.dirty.note_caught_up(0.0)
+    assert recall.dirty.caught_up_ago() is None  # written, not yet searchable
+    store(recall).publish()
+    seed_chat(recall.host, APP, "d", [(USER, "second fig")])
+    stage_one_batch(recall)  # a later change, staged before the next note
+    recall.dirty.note_caught_up(0.0)
+    assert recall.dirty.caught_up_ago() is not None
+    recall.close()
