@@ -251,7 +251,13 @@ class TantivyIndexStore:
                 continue
             with self.database.reading() as connection:
                 visible = rows.metadata(connection, app_id, ids, hidden=HIDDEN_OR_STAGED)
+            if not visible:
+                continue
             try:
+                # Another process may have published since this one's reader last
+                # looked (it reloads on its own only after a delay): read the newest
+                # commit, or an edit back to the text read would be taken as unchanged.
+                index.reload()
                 texts.update(_stored_texts(index, list(visible)))
             except BaseException as error:
                 if not engine_failure(error):
