@@ -24,6 +24,7 @@ from chat_recall.contracts.fixtures import APP, USER, seed_chat
 from chat_recall.domain.model import AppId, ChatId, MessageId
 from chat_recall.domain.query import MatchQuery, ScopedQuery
 from chat_recall.domain.text.language import Language
+from tests.adapters.test_tantivy_engine import stage_one_batch
 
 OTHER_APP = AppId(2)
 ENGINE = Engine(os.environ.get("REDTEAM_ENGINE", Engine.TANTIVY.value))
@@ -54,21 +55,6 @@ def found(recall: ChatRecall, word: str, app_id: AppId = APP) -> list[MessageId]
 def found_in(recall: ChatRecall, word: str, app_id: AppId) -> dict[MessageId, ChatId]:
     query = ScopedQuery(MatchQuery.of_words(word), app_id)
     return {c.message_id: c.chat_id for c in recall.index.search(query)}
-
-
-def stage_one_batch(recall: ChatRecall) -> None:
-    """What the indexer's batch does, without the maintenance step after it."""
-    from chat_recall.domain.indexing import plan_batch
-
-    for chat in recall.dirty.pending_chats(100):
-        recall.dirty.expand_chat(chat)
-    markers = recall.dirty.pending_messages(100)
-    rows = {row.message.id: row for row in recall.repo.source_rows([m.id for m in markers])}
-    batch = plan_batch(markers, rows, recall.policy)
-    with recall.unit_of_work.transaction() as writer:
-        writer.remove(batch.deletes)
-        writer.put(batch.upserts)
-        writer.clear(batch.cleared)
 
 
 def publish(recall: ChatRecall) -> None:
