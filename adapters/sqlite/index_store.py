@@ -1070,11 +1070,7 @@ class _Found:
             f"""
             SELECT {document_rows.sourced(schema, "?1")},
             (SELECT json_group_array(d.message_id) FROM {DOCS} AS d
-             JOIN json_each(?2) AS n ON d.message_id = n.value ->> 0
-             AND d.app_id = n.value ->> 1 AND d.chat_id = n.value ->> 2
-             AND d.role = n.value ->> 3 AND d.created_at = n.value ->> 4
-             AND d.is_compaction_summary = n.value ->> 5
-             AND d.projection_truncated = n.value ->> 6
+             JOIN json_each(?2) AS n ON {document_rows.DESCRIBED_AS}
              WHERE NOT EXISTS (SELECT 1 FROM {DELETED_MESSAGES} AS x
                                WHERE x.message_id = d.message_id)),
             (SELECT json_group_array(json_array(message_id, app_id))

@@ -93,6 +93,16 @@ def described(d: IndexDocument) -> tuple[int, int, int, str, int, int, int]:
     )
 
 
+# A `DOCS` row `d` described as the document of `n`, a row of `json_each` over
+# `described_rows` (column by column, in `described`'s order).
+DESCRIBED_AS = (
+    "d.message_id = n.value ->> 0 AND d.app_id = n.value ->> 1 "
+    "AND d.chat_id = n.value ->> 2 AND d.role = n.value ->> 3 "
+    "AND d.created_at = n.value ->> 4 AND d.is_compaction_summary = n.value ->> 5 "
+    "AND d.projection_truncated = n.value ->> 6"
+)
+
+
 def described_rows(documents: Sequence[IndexDocument]) -> str:
     """The documents' rows in `DOCS`, as `insert_rows` takes them (a JSON array)."""
     return as_json([described(d) for d in documents])

@@ -288,11 +288,7 @@ class TantivyIndexStore:
         found = connection.execute(
             f"""
             SELECT json_group_array(d.message_id) FROM {DOCS} AS d
-            JOIN json_each(?) AS n ON d.message_id = n.value ->> 0
-             AND d.app_id = n.value ->> 1 AND d.chat_id = n.value ->> 2
-             AND d.role = n.value ->> 3 AND d.created_at = n.value ->> 4
-             AND d.is_compaction_summary = n.value ->> 5
-             AND d.projection_truncated = n.value ->> 6
+            JOIN json_each(?) AS n ON {rows.DESCRIBED_AS}
             WHERE NOT {HIDDEN_OR_STAGED}
             AND NOT EXISTS (SELECT 1 FROM {PURGE} AS p WHERE p.message_id = d.message_id)
             AND NOT EXISTS (SELECT 1 FROM {QUARANTINE} AS q WHERE q.message_id = d.message_id)
